@@ -1,0 +1,266 @@
+package lintdiff
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"sort"
+)
+
+// nodeRef is a schema node inside a decoded CRD, with its path for the case
+// description.
+type nodeRef struct {
+	m    map[string]any
+	path string
+	root bool
+}
+
+func collectNodes(n map[string]any, path string, root bool, out *[]nodeRef, depth int) {
+	if depth > 30 {
+		return
+	}
+	*out = append(*out, nodeRef{n, path, root})
+	if props, ok := n["properties"].(map[string]any); ok {
+		keys := make([]string, 0, len(props))
+		for k := range props {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			if c, ok := props[k].(map[string]any); ok {
+				collectNodes(c, path+".properties."+k, false, out, depth+1)
+			}
+		}
+	}
+	if it, ok := n["items"].(map[string]any); ok {
+		collectNodes(it, path+".items", false, out, depth+1)
+	}
+	if ap, ok := n["additionalProperties"].(map[string]any); ok {
+		collectNodes(ap, path+".additionalProperties", false, out, depth+1)
+	}
+	for _, j := range []string{"allOf", "anyOf", "oneOf"} {
+		if l, ok := n[j].([]any); ok {
+			for i, x := range l {
+				if c, ok := x.(map[string]any); ok {
+					collectNodes(c, fmt.Sprintf("%s.%s[%d]", path, j, i), false, out, depth+1)
+				}
+			}
+		}
+	}
+}
+
+var nodeMutations = []struct {
+	name string
+	f    func(rng *rand.Rand, n nodeRef)
+}{
+	{"drop type", func(_ *rand.Rand, n nodeRef) { delete(n.m, "type") }},
+	{"bad type", func(rng *rand.Rand, n nodeRef) {
+		n.m["type"] = []string{"strin", "null", "object", "array", "integer", "Object"}[rng.IntN(6)]
+	}},
+	{"ref", func(_ *rand.Rand, n nodeRef) { n.m["$ref"] = "#/definitions/x" }},
+	{"id", func(_ *rand.Rand, n nodeRef) { n.m["id"] = "x" }},
+	{"uniqueItems", func(_ *rand.Rand, n nodeRef) { n.m["uniqueItems"] = true }},
+	{"additionalProperties false", func(_ *rand.Rand, n nodeRef) { n.m["additionalProperties"] = false }},
+	{"additionalProperties schema", func(_ *rand.Rand, n nodeRef) {
+		n.m["additionalProperties"] = map[string]any{"type": "string"}
+	}},
+	{"additionalProperties true", func(_ *rand.Rand, n nodeRef) { n.m["additionalProperties"] = true }},
+	{"preserve false", func(_ *rand.Rand, n nodeRef) { n.m["x-kubernetes-preserve-unknown-fields"] = false }},
+	{"preserve true", func(_ *rand.Rand, n nodeRef) { n.m["x-kubernetes-preserve-unknown-fields"] = true }},
+	{"int-or-string", func(_ *rand.Rand, n nodeRef) { n.m["x-kubernetes-int-or-string"] = true }},
+	{"embedded", func(_ *rand.Rand, n nodeRef) { n.m["x-kubernetes-embedded-resource"] = true }},
+	{"nullable", func(_ *rand.Rand, n nodeRef) { n.m["nullable"] = true }},
+	{"bad pattern", func(_ *rand.Rand, n nodeRef) { n.m["pattern"] = "a(b" }},
+	{"list-type bogus", func(_ *rand.Rand, n nodeRef) { n.m["x-kubernetes-list-type"] = "bogus" }},
+	{"list-type set", func(_ *rand.Rand, n nodeRef) { n.m["x-kubernetes-list-type"] = "set" }},
+	{"list-type map", func(_ *rand.Rand, n nodeRef) { n.m["x-kubernetes-list-type"] = "map" }},
+	{"list-map-keys", func(_ *rand.Rand, n nodeRef) { n.m["x-kubernetes-list-map-keys"] = []string{"name", "name"} }},
+	{"map-type", func(rng *rand.Rand, n nodeRef) {
+		n.m["x-kubernetes-map-type"] = []string{"atomic", "granular", "bogus"}[rng.IntN(3)]
+	}},
+	{"items array", func(_ *rand.Rand, n nodeRef) { n.m["items"] = []any{map[string]any{"type": "string"}} }},
+	{"items removed", func(_ *rand.Rand, n nodeRef) { delete(n.m, "items") }},
+	{"anyOf with type", func(_ *rand.Rand, n nodeRef) {
+		n.m["anyOf"] = []any{map[string]any{"type": "string", "description": "d"}, map[string]any{"properties": map[string]any{"zz": map[string]any{"minimum": 1}}}}
+	}},
+	{"allOf with default", func(_ *rand.Rand, n nodeRef) {
+		n.m["allOf"] = []any{map[string]any{"default": "x", "nullable": true, "title": "t"}}
+	}},
+	{"oneOf with metadata", func(_ *rand.Rand, n nodeRef) {
+		n.m["oneOf"] = []any{map[string]any{"properties": map[string]any{"metadata": map[string]any{}}, "x-kubernetes-list-type": "atomic"}}
+	}},
+	{"not with extensions", func(_ *rand.Rand, n nodeRef) {
+		n.m["not"] = map[string]any{"x-kubernetes-preserve-unknown-fields": true, "x-kubernetes-embedded-resource": true, "x-kubernetes-int-or-string": true, "x-kubernetes-map-type": "atomic", "x-kubernetes-list-map-keys": []string{"a"}, "items": map[string]any{"type": "string"}}
+	}},
+	{"int-or-string anyOf", func(_ *rand.Rand, n nodeRef) {
+		n.m["anyOf"] = []any{map[string]any{"type": "integer"}, map[string]any{"type": "string"}}
+		n.m["x-kubernetes-int-or-string"] = true
+		delete(n.m, "type")
+	}},
+	{"rule problems", func(rng *rand.Rand, n nodeRef) {
+		rules := []any{
+			map[string]any{"rule": " "},
+			map[string]any{"rule": "self.x == 1", "message": "  "},
+			map[string]any{"rule": "a\nb"},
+			map[string]any{"rule": "true", "message": "a\nb"},
+			map[string]any{"rule": "true", "reason": "Bogus"},
+			map[string]any{"rule": "true", "fieldPath": " "},
+			map[string]any{"rule": "true", "fieldPath": ".nope"},
+			map[string]any{"rule": "true", "messageExpression": "  "},
+		}
+		n.m["x-kubernetes-validations"] = []any{rules[rng.IntN(len(rules))]}
+	}},
+	{"definitions", func(_ *rand.Rand, n nodeRef) {
+		n.m["definitions"] = map[string]any{"a": map[string]any{"type": "string"}}
+	}},
+	{"patternProperties", func(_ *rand.Rand, n nodeRef) {
+		n.m["patternProperties"] = map[string]any{"^a": map[string]any{"type": "string"}}
+	}},
+	{"dependencies", func(_ *rand.Rand, n nodeRef) { n.m["dependencies"] = map[string]any{"a": []string{"b"}} }},
+	{"additionalItems", func(_ *rand.Rand, n nodeRef) { n.m["additionalItems"] = false }},
+	{"metadata property", func(rng *rand.Rand, n nodeRef) {
+		props, _ := n.m["properties"].(map[string]any)
+		if props == nil {
+			props = map[string]any{}
+			n.m["properties"] = props
+		}
+		md := []any{
+			map[string]any{"type": "object", "properties": map[string]any{"name": map[string]any{"type": "string"}}},
+			map[string]any{"type": "object", "properties": map[string]any{"labels": map[string]any{"type": "object"}}},
+			map[string]any{"type": "string"},
+			map[string]any{"type": "object", "description": "x"},
+			map[string]any{"type": "object", "default": map[string]any{}},
+		}
+		props["metadata"] = md[rng.IntN(len(md))]
+	}},
+	{"kind not string", func(_ *rand.Rand, n nodeRef) {
+		props, _ := n.m["properties"].(map[string]any)
+		if props == nil {
+			props = map[string]any{}
+			n.m["properties"] = props
+		}
+		props["kind"] = map[string]any{"type": "integer"}
+		props["apiVersion"] = map[string]any{}
+	}},
+}
+
+var crdMutations = []struct {
+	name string
+	f    func(rng *rand.Rand, crd map[string]any)
+}{
+	{"name mismatch", func(_ *rand.Rand, c map[string]any) { c["metadata"].(map[string]any)["name"] = "wrong.example.com" }},
+	{"group without dot", func(_ *rand.Rand, c map[string]any) { spec(c)["group"] = "nodot" }},
+	{"scope bogus", func(_ *rand.Rand, c map[string]any) { spec(c)["scope"] = "Everywhere" }},
+	{"kind lowercase-bad", func(_ *rand.Rand, c map[string]any) { names(c)["kind"] = "Bad_Kind" }},
+	{"listKind equals kind", func(_ *rand.Rand, c map[string]any) { names(c)["listKind"] = names(c)["kind"] }},
+	{"shortName bad", func(_ *rand.Rand, c map[string]any) { names(c)["shortNames"] = []string{"OK", "a.b"} }},
+	{"no storage", func(_ *rand.Rand, c map[string]any) {
+		for _, v := range versions(c) {
+			v.(map[string]any)["storage"] = false
+		}
+	}},
+	{"two storage", func(_ *rand.Rand, c map[string]any) {
+		vs := versions(c)
+		v0 := vs[0].(map[string]any)
+		cp := map[string]any{}
+		for k, v := range v0 {
+			cp[k] = v
+		}
+		cp["name"] = "v99"
+		cp["storage"] = true
+		v0["storage"] = true
+		spec(c)["versions"] = append(vs, cp)
+	}},
+	{"duplicate version", func(_ *rand.Rand, c map[string]any) {
+		vs := versions(c)
+		spec(c)["versions"] = append(vs, vs[0])
+	}},
+	{"bad version name", func(_ *rand.Rand, c map[string]any) { versions(c)[0].(map[string]any)["name"] = "V1_bad" }},
+	{"no schema", func(_ *rand.Rand, c map[string]any) { delete(versions(c)[0].(map[string]any), "schema") }},
+	{"deprecationWarning", func(rng *rand.Rand, c map[string]any) {
+		v := versions(c)[0].(map[string]any)
+		v["deprecated"] = rng.IntN(2) == 0
+		v["deprecationWarning"] = []string{"", "bad\x01char", "ok"}[rng.IntN(3)]
+	}},
+	{"status root fields", func(_ *rand.Rand, c map[string]any) {
+		v := versions(c)[0].(map[string]any)
+		v["subresources"] = map[string]any{"status": map[string]any{}}
+		if s, ok := v["schema"].(map[string]any); ok {
+			if root, ok := s["openAPIV3Schema"].(map[string]any); ok {
+				root["x-kubernetes-map-type"] = "atomic"
+			}
+		}
+	}},
+	{"nullable root", func(_ *rand.Rand, c map[string]any) {
+		if s, ok := versions(c)[0].(map[string]any)["schema"].(map[string]any); ok {
+			if root, ok := s["openAPIV3Schema"].(map[string]any); ok {
+				root["nullable"] = true
+			}
+		}
+	}},
+	{"scale paths", func(rng *rand.Rand, c map[string]any) {
+		v := versions(c)[0].(map[string]any)
+		v["subresources"] = map[string]any{"scale": map[string]any{
+			"specReplicasPath":   []string{"", "spec.replicas", ".status.x", ".spec.replicas"}[rng.IntN(4)],
+			"statusReplicasPath": []string{"", "x", ".spec.x", ".status.replicas"}[rng.IntN(4)],
+			"labelSelectorPath":  []string{"", "x", ".metadata.x", ".status.s"}[rng.IntN(4)],
+		}}
+	}},
+	{"printer columns", func(rng *rand.Rand, c map[string]any) {
+		v := versions(c)[0].(map[string]any)
+		v["additionalPrinterColumns"] = []any{map[string]any{
+			"name":     []string{"", "A"}[rng.IntN(2)],
+			"type":     []string{"", "str", "string"}[rng.IntN(3)],
+			"format":   []string{"", "bogus", "int32"}[rng.IntN(3)],
+			"jsonPath": []string{"", "spec", ".spec"}[rng.IntN(3)],
+		}}
+	}},
+	{"conversion", func(rng *rand.Rand, c map[string]any) {
+		conv := []map[string]any{
+			{"strategy": "Bogus"},
+			{"strategy": "Webhook"},
+			{"strategy": "Webhook", "webhook": map[string]any{"conversionReviewVersions": []string{"v2", "v2"}, "clientConfig": map[string]any{"url": "http://u:p@host?q=1#f"}}},
+			{"strategy": "Webhook", "webhook": map[string]any{"conversionReviewVersions": []string{"v1"}, "clientConfig": map[string]any{"service": map[string]any{"name": "", "namespace": "ns", "port": 70000, "path": "a//b/"}}}},
+			{"strategy": "None", "webhook": map[string]any{"conversionReviewVersions": []string{"v1"}}},
+		}
+		spec(c)["conversion"] = conv[rng.IntN(len(conv))]
+	}},
+	{"preserveUnknownFields", func(_ *rand.Rand, c map[string]any) { spec(c)["preserveUnknownFields"] = true }},
+	{"protected group", func(_ *rand.Rand, c map[string]any) {
+		spec(c)["group"] = "foo.k8s.io"
+		c["metadata"].(map[string]any)["name"] = names(c)["plural"].(string) + ".foo.k8s.io"
+	}},
+}
+
+func spec(c map[string]any) map[string]any  { return c["spec"].(map[string]any) }
+func names(c map[string]any) map[string]any { return spec(c)["names"].(map[string]any) }
+func versions(c map[string]any) []any       { return spec(c)["versions"].([]any) }
+
+// mutateCRD applies k random mutations and describes them.
+func mutateCRD(rng *rand.Rand, crd map[string]any, k int) string {
+	var desc []string
+	for j := 0; j < k; j++ {
+		if rng.IntN(4) == 0 {
+			m := crdMutations[rng.IntN(len(crdMutations))]
+			m.f(rng, crd)
+			desc = append(desc, m.name)
+			continue
+		}
+		var nodes []nodeRef
+		for i, v := range versions(crd) {
+			vm, _ := v.(map[string]any)
+			s, _ := vm["schema"].(map[string]any)
+			root, _ := s["openAPIV3Schema"].(map[string]any)
+			if root != nil {
+				collectNodes(root, fmt.Sprintf("versions[%d]", i), true, &nodes, 0)
+			}
+		}
+		if len(nodes) == 0 {
+			continue
+		}
+		n := nodes[rng.IntN(len(nodes))]
+		m := nodeMutations[rng.IntN(len(nodeMutations))]
+		m.f(rng, n)
+		desc = append(desc, m.name+" at "+n.path)
+	}
+	return fmt.Sprint(desc)
+}

@@ -1,0 +1,8 @@
+package lintdiff
+
+import (
+	"bufio"
+	"bytes"
+)
+
+func bufioReader(b []byte) *bufio.Reader { return bufio.NewReader(bytes.NewReader(b)) }

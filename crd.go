@@ -1,0 +1,229 @@
+package crdkit
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"sort"
+
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	runtimeschema "k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	kjson "sigs.k8s.io/json"
+	"sigs.k8s.io/yaml"
+
+	"github.com/crdkit/crdkit/schema"
+	"github.com/crdkit/crdkit/versionsort"
+)
+
+type fieldError = field.Error
+
+func fieldErrorType(t schema.ErrorType) field.ErrorType { return field.ErrorType(t) }
+
+// crdGroupKind names CRDs in the server's error messages.
+var crdGroupKind = runtimeschema.GroupKind{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}
+
+// CRD is a compiled CustomResourceDefinition: every version's schema compiled
+// once, ready for any number of objects. It is immutable and safe for
+// concurrent use.
+type CRD struct {
+	v1       *apiextensionsv1.CustomResourceDefinition // as the server stores it: defaulted
+	internal *apiextensions.CustomResourceDefinition
+	lint     field.ErrorList
+	versions []*Version // in priority order
+	byName   map[string]*Version
+	warnings []string
+}
+
+// Version is one version of a CRD, with its compiled schema. It is
+// immutable and safe for concurrent use.
+type Version struct {
+	crd        *CRD
+	name       string
+	served     bool
+	storage    bool
+	deprecated bool
+	warning    *string
+	props      *schema.Props
+	schema     *schema.Schema
+}
+
+// LoadOptions change how Load and New treat a CRD.
+type LoadOptions struct {
+	// AllowInvalid returns the CRD even when the server would refuse it, so
+	// that tools can report on it; Lint then lists why. Versions whose schema
+	// cannot be compiled have a nil Schema.
+	AllowInvalid bool
+}
+
+// ErrNotCRD is returned by Load for a document that is not an
+// apiextensions.k8s.io/v1 CustomResourceDefinition.
+var ErrNotCRD = errors.New("not an apiextensions.k8s.io/v1 CustomResourceDefinition")
+
+// Load decodes one CustomResourceDefinition (apiextensions.k8s.io/v1) from
+// YAML or JSON and compiles it. Like the server, it decodes field names case
+// sensitively and applies the v1 defaults. It refuses a CRD the server would
+// refuse on create, with the server's 422 error (an *apierrors.StatusError),
+// unless opts.AllowInvalid is set.
+func Load(data []byte, opts ...LoadOptions) (*CRD, error) {
+	js, err := yaml.YAMLToJSON(data)
+	if err != nil {
+		return nil, err
+	}
+	js = bytes.TrimSpace(js)
+	if len(js) == 0 || bytes.Equal(js, []byte("null")) {
+		return nil, fmt.Errorf("%w: empty document", ErrNotCRD)
+	}
+	var tm struct {
+		APIVersion string `json:"apiVersion"`
+		Kind       string `json:"kind"`
+	}
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(js, &tm); err != nil {
+		return nil, err
+	}
+	if tm.APIVersion != "apiextensions.k8s.io/v1" || tm.Kind != "CustomResourceDefinition" {
+		return nil, fmt.Errorf("%w: apiVersion %q, kind %q", ErrNotCRD, tm.APIVersion, tm.Kind)
+	}
+	crd := new(apiextensionsv1.CustomResourceDefinition)
+	strict, err := kjson.UnmarshalStrict(js, crd)
+	if err != nil {
+		return nil, err
+	}
+	c, err := New(crd, opts...)
+	if c != nil {
+		for _, e := range strict {
+			c.warnings = append(c.warnings, e.Error())
+		}
+	}
+	return c, err
+}
+
+// New compiles a typed CustomResourceDefinition. It does not modify crd. See
+// Load for what it refuses.
+func New(crd *apiextensionsv1.CustomResourceDefinition, opts ...LoadOptions) (*CRD, error) {
+	var o LoadOptions
+	for _, x := range opts {
+		o.AllowInvalid = o.AllowInvalid || x.AllowInvalid
+	}
+	v1 := crd.DeepCopy()
+	apiextensionsv1.SetObjectDefaults_CustomResourceDefinition(v1)
+	internal := new(apiextensions.CustomResourceDefinition)
+	if err := apiextensionsv1.Convert_v1_CustomResourceDefinition_To_apiextensions_CustomResourceDefinition(v1, internal, nil); err != nil {
+		return nil, err
+	}
+	prepareForCreate(internal)
+	c := &CRD{v1: v1, internal: internal, byName: map[string]*Version{}}
+	c.lint = validateCRD(internal)
+	if len(c.lint) > 0 && !o.AllowInvalid {
+		return nil, apierrors.NewInvalid(crdGroupKind, v1.Name, c.lint)
+	}
+	for _, v := range v1.Spec.Versions {
+		ver := &Version{crd: c, name: v.Name, served: v.Served, storage: v.Storage,
+			deprecated: v.Deprecated, warning: v.DeprecationWarning}
+		if iv := internalVersionSchema(internal, v.Name); iv != nil {
+			ver.props = propsFromInternal(iv)
+			if s, err := schema.Compile(ver.props); err == nil {
+				ver.schema = s
+			} else if !o.AllowInvalid {
+				return nil, fmt.Errorf("version %s: %w", v.Name, err)
+			}
+		}
+		if _, dup := c.byName[v.Name]; !dup {
+			c.byName[v.Name] = ver
+			c.versions = append(c.versions, ver)
+		}
+	}
+	sort.SliceStable(c.versions, func(i, j int) bool {
+		return versionsort.Compare(c.versions[i].name, c.versions[j].name) > 0
+	})
+	return c, nil
+}
+
+// prepareForCreate does what the server's CRD strategy does before it
+// validates a new CRD: status reset, stored versions set to the storage
+// version.
+func prepareForCreate(crd *apiextensions.CustomResourceDefinition) {
+	crd.Status = apiextensions.CustomResourceDefinitionStatus{}
+	crd.Generation = 1
+	for _, v := range crd.Spec.Versions {
+		if v.Storage {
+			crd.Status.StoredVersions = append(crd.Status.StoredVersions, v.Name)
+			break
+		}
+	}
+}
+
+// internalVersionSchema returns the schema that applies to a version: its
+// own, or the top-level one the server lifts identical schemas into.
+func internalVersionSchema(crd *apiextensions.CustomResourceDefinition, name string) *apiextensions.JSONSchemaProps {
+	for _, v := range crd.Spec.Versions {
+		if v.Name == name && v.Schema != nil {
+			return v.Schema.OpenAPIV3Schema
+		}
+	}
+	if crd.Spec.Validation != nil {
+		return crd.Spec.Validation.OpenAPIV3Schema
+	}
+	return nil
+}
+
+// Name is metadata.name.
+func (c *CRD) Name() string { return c.v1.Name }
+
+// Group is spec.group.
+func (c *CRD) Group() string { return c.v1.Spec.Group }
+
+// Kind is spec.names.kind.
+func (c *CRD) Kind() string { return c.v1.Spec.Names.Kind }
+
+// Namespaced reports whether objects of this CRD live in namespaces.
+func (c *CRD) Namespaced() bool { return c.v1.Spec.Scope == apiextensionsv1.NamespaceScoped }
+
+// Definition returns a copy of the CRD as the server would store it (v1
+// defaults applied).
+func (c *CRD) Definition() *apiextensionsv1.CustomResourceDefinition { return c.v1.DeepCopy() }
+
+// Versions returns the versions in the server's priority order (the order
+// kubectl and discovery use), served or not.
+func (c *CRD) Versions() []*Version { return append([]*Version(nil), c.versions...) }
+
+// Version returns the named version, or nil when the CRD does not define it.
+func (c *CRD) Version(name string) *Version { return c.byName[name] }
+
+// Warnings are the server's warnings about the CRD document itself (unknown
+// and duplicate fields).
+func (c *CRD) Warnings() []string { return append([]string(nil), c.warnings...) }
+
+// Lint returns every error the server reports when this CRD is created
+// (empty for a CRD the server accepts).
+func (c *CRD) Lint() field.ErrorList { return append(field.ErrorList(nil), c.lint...) }
+
+// Lint returns every error the server reports when crd is created, as its
+// 422 response's causes. It does not modify crd.
+func Lint(crd *apiextensionsv1.CustomResourceDefinition) field.ErrorList {
+	c, err := New(crd, LoadOptions{AllowInvalid: true})
+	if err != nil {
+		return field.ErrorList{field.InternalError(nil, err)}
+	}
+	return c.Lint()
+}
+
+// Name is the version's name.
+func (v *Version) Name() string { return v.name }
+
+// Served reports whether the version is served.
+func (v *Version) Served() bool { return v.served }
+
+// Storage reports whether this is the storage version.
+func (v *Version) Storage() bool { return v.storage }
+
+// Deprecated reports whether the version is deprecated.
+func (v *Version) Deprecated() bool { return v.deprecated }
+
+// Schema is the version's compiled schema (nil when it has none).
+func (v *Version) Schema() *schema.Schema { return v.schema }
+
+// CRD is the definition this version belongs to.
+func (v *Version) CRD() *CRD { return v.crd }

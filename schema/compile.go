@@ -1,0 +1,337 @@
+package schema
+
+import (
+	"fmt"
+	"iter"
+	"regexp"
+	"strings"
+)
+
+// Schema is a compiled OpenAPI v3 schema node: the structural part of a CRD
+// schema (type, properties, items, additionalProperties, extensions) plus its
+// value validations, with patterns compiled and properties sorted. It is
+// built once by Compile and never changes afterwards, so it is safe for
+// concurrent use by any number of goroutines.
+//
+// Nodes under allOf, anyOf, oneOf and not are Schemas too; they carry value
+// validations only, as the structural rules require.
+type Schema struct {
+	typ         string
+	format      string
+	description string
+	nullable    bool
+	preserve    bool
+	embedded    bool
+	intOrString bool
+	hasDefault  bool
+	def         any
+
+	maximum, minimum     *float64
+	exclusiveMaximum     bool
+	exclusiveMinimum     bool
+	multipleOf           *float64
+	maxLength, minLength *int64
+	maxItems, minItems   *int64
+	maxProps, minProps   *int64
+	pattern              *regexp.Regexp
+	enum                 []any
+	required             []string
+
+	items      *Schema
+	propNames  []string  // sorted
+	propNodes  []*Schema // parallel to propNames
+	props      map[string]*Schema
+	additional *Schema // additionalProperties schema, if any
+	addlSet    bool    // additionalProperties present
+	addlAllows bool    // additionalProperties true or a schema
+
+	allOf, anyOf, oneOf []*Schema
+	not                 *Schema
+
+	listType    string
+	listMapKeys []string
+	mapType     string
+	rules       []ValidationRule
+
+	summary Summary
+}
+
+// Summary says what a subtree of a schema contains, so that operations can
+// skip whole subtrees that need no work.
+type Summary uint32
+
+// Summary bits.
+const (
+	HasDefaults Summary = 1 << iota
+	HasEmbeddedResource
+	HasPreserveUnknownFields
+	HasListTypes
+	HasRules
+	HasNonNullable // a property or item that is not nullable (null pruning)
+	HasValueValidation
+)
+
+// Compile compiles p into an immutable Schema. It refuses what the server
+// cannot turn into a structural schema (BuildError) and invalid patterns; it
+// does not require the schema to be structural (see ValidateStructural).
+func Compile(p *Props) (*Schema, error) {
+	if p == nil {
+		return nil, nil
+	}
+	if err := BuildError(p); err != nil {
+		return nil, err
+	}
+	return compile(p, 0)
+}
+
+// CompileJSON decodes the JSON of an openAPIV3Schema and compiles it.
+func CompileJSON(data []byte) (*Schema, error) {
+	p, err := ParseProps(data)
+	if err != nil {
+		return nil, err
+	}
+	return Compile(p)
+}
+
+func compile(p *Props, depth int) (*Schema, error) {
+	if p == nil {
+		return nil, nil
+	}
+	if depth > maxDepth {
+		return nil, ErrTooDeep
+	}
+	s := &Schema{
+		typ:              p.Type,
+		format:           p.Format,
+		description:      p.Description,
+		nullable:         p.Nullable,
+		preserve:         p.XPreserveUnknownFields != nil && *p.XPreserveUnknownFields,
+		embedded:         p.XEmbeddedResource,
+		intOrString:      p.XIntOrString,
+		maximum:          p.Maximum,
+		minimum:          p.Minimum,
+		exclusiveMaximum: p.ExclusiveMaximum,
+		exclusiveMinimum: p.ExclusiveMinimum,
+		multipleOf:       p.MultipleOf,
+		maxLength:        p.MaxLength,
+		minLength:        p.MinLength,
+		maxItems:         p.MaxItems,
+		minItems:         p.MinItems,
+		maxProps:         p.MaxProperties,
+		minProps:         p.MinProperties,
+		enum:             p.Enum,
+		required:         p.Required,
+		listMapKeys:      p.XListMapKeys,
+		rules:            p.XValidations,
+	}
+	if p.Default != nil && p.Default.V != nil {
+		s.hasDefault, s.def = true, p.Default.V
+		s.summary |= HasDefaults
+	}
+	if p.XListType != nil {
+		s.listType = *p.XListType
+		if s.listType == "set" || s.listType == "map" {
+			s.summary |= HasListTypes
+		}
+	}
+	if p.XMapType != nil {
+		s.mapType = *p.XMapType
+	}
+	if s.embedded {
+		s.summary |= HasEmbeddedResource
+	}
+	if s.preserve {
+		s.summary |= HasPreserveUnknownFields
+	}
+	if len(s.rules) > 0 {
+		s.summary |= HasRules
+	}
+	if p.Pattern != "" {
+		re, err := regexp.Compile(p.Pattern)
+		if err != nil {
+			return nil, fmt.Errorf("pattern %q: %w", p.Pattern, err)
+		}
+		s.pattern = re
+	}
+	if !valueValidationZero(p) || p.Type != "" {
+		s.summary |= HasValueValidation
+	}
+	var err error
+	if s.items, err = compile(p.Items, depth+1); err != nil {
+		return nil, err
+	}
+	if len(p.Properties) > 0 {
+		s.propNames = sortedKeys(p.Properties)
+		s.propNodes = make([]*Schema, len(s.propNames))
+		s.props = make(map[string]*Schema, len(s.propNames))
+		for i, k := range s.propNames {
+			c, err := compile(p.Properties[k], depth+1)
+			if err != nil {
+				return nil, err
+			}
+			s.propNodes[i], s.props[k] = c, c
+		}
+	}
+	if ap := p.AdditionalProperties; ap != nil {
+		s.addlSet, s.addlAllows = true, ap.Allows
+		if s.additional, err = compile(ap.Schema, depth+1); err != nil {
+			return nil, err
+		}
+	}
+	for _, l := range []struct {
+		dst *[]*Schema
+		src []*Props
+	}{{&s.allOf, p.AllOf}, {&s.anyOf, p.AnyOf}, {&s.oneOf, p.OneOf}} {
+		for _, x := range l.src {
+			c, err := compile(x, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			*l.dst = append(*l.dst, c)
+		}
+	}
+	if s.not, err = compile(p.Not, depth+1); err != nil {
+		return nil, err
+	}
+	for _, c := range s.children() {
+		s.summary |= c.summary
+		if !c.nullable {
+			s.summary |= HasNonNullable
+		}
+	}
+	return s, nil
+}
+
+// children returns the structural children (items, properties,
+// additionalProperties).
+func (s *Schema) children() []*Schema {
+	var cs []*Schema
+	if s.items != nil {
+		cs = append(cs, s.items)
+	}
+	cs = append(cs, s.propNodes...)
+	if s.additional != nil {
+		cs = append(cs, s.additional)
+	}
+	return cs
+}
+
+// Type is the type keyword: "", "object", "array", "string", "integer",
+// "number" or "boolean".
+func (s *Schema) Type() string { return s.typ }
+
+// Format is the format keyword as written.
+func (s *Schema) Format() string { return s.format }
+
+// Description is the description keyword.
+func (s *Schema) Description() string { return s.description }
+
+// Nullable reports the nullable keyword.
+func (s *Schema) Nullable() bool { return s.nullable }
+
+// Default returns the default value and whether one is set. The value is
+// shared: callers must deep-copy it before handing it out.
+func (s *Schema) Default() (any, bool) { return s.def, s.hasDefault }
+
+// PreserveUnknownFields reports x-kubernetes-preserve-unknown-fields.
+func (s *Schema) PreserveUnknownFields() bool { return s.preserve }
+
+// EmbeddedResource reports x-kubernetes-embedded-resource.
+func (s *Schema) EmbeddedResource() bool { return s.embedded }
+
+// IntOrString reports x-kubernetes-int-or-string.
+func (s *Schema) IntOrString() bool { return s.intOrString }
+
+// ListType is x-kubernetes-list-type ("" when unset).
+func (s *Schema) ListType() string { return s.listType }
+
+// ListMapKeys is x-kubernetes-list-map-keys.
+func (s *Schema) ListMapKeys() []string { return s.listMapKeys }
+
+// MapType is x-kubernetes-map-type ("" when unset).
+func (s *Schema) MapType() string { return s.mapType }
+
+// Rules are the x-kubernetes-validations of this node.
+func (s *Schema) Rules() []ValidationRule { return s.rules }
+
+// Items is the items schema, or nil.
+func (s *Schema) Items() *Schema { return s.items }
+
+// Property returns the schema of the named property, or nil.
+func (s *Schema) Property(name string) *Schema { return s.props[name] }
+
+// NumProperties is the number of declared properties.
+func (s *Schema) NumProperties() int { return len(s.propNames) }
+
+// Properties yields the declared properties in sorted order.
+func (s *Schema) Properties() iter.Seq2[string, *Schema] {
+	return func(yield func(string, *Schema) bool) {
+		for i, k := range s.propNames {
+			if !yield(k, s.propNodes[i]) {
+				return
+			}
+		}
+	}
+}
+
+// AdditionalProperties returns the additionalProperties schema (nil when it
+// is a boolean or absent), whether additional properties are allowed, and
+// whether the keyword is present at all.
+func (s *Schema) AdditionalProperties() (schema *Schema, allows, set bool) {
+	return s.additional, s.addlAllows, s.addlSet
+}
+
+// Pattern is the compiled pattern, or nil.
+func (s *Schema) Pattern() *regexp.Regexp { return s.pattern }
+
+// Enum is the list of allowed values (nil when unrestricted).
+func (s *Schema) Enum() []any { return s.enum }
+
+// Required lists the required property names.
+func (s *Schema) Required() []string { return s.required }
+
+// Maximum returns the maximum and whether it is exclusive.
+func (s *Schema) Maximum() (*float64, bool) { return s.maximum, s.exclusiveMaximum }
+
+// Minimum returns the minimum and whether it is exclusive.
+func (s *Schema) Minimum() (*float64, bool) { return s.minimum, s.exclusiveMinimum }
+
+// MultipleOf is the multipleOf keyword, or nil.
+func (s *Schema) MultipleOf() *float64 { return s.multipleOf }
+
+// Lengths returns minLength and maxLength (nil when unset).
+func (s *Schema) Lengths() (min, max *int64) { return s.minLength, s.maxLength }
+
+// ItemCounts returns minItems and maxItems (nil when unset).
+func (s *Schema) ItemCounts() (min, max *int64) { return s.minItems, s.maxItems }
+
+// PropertyCounts returns minProperties and maxProperties (nil when unset).
+func (s *Schema) PropertyCounts() (min, max *int64) { return s.minProps, s.maxProps }
+
+// AllOf, AnyOf, OneOf and Not are the junctors of this node.
+func (s *Schema) AllOf() []*Schema { return s.allOf }
+
+// AnyOf returns the anyOf junctor.
+func (s *Schema) AnyOf() []*Schema { return s.anyOf }
+
+// OneOf returns the oneOf junctor.
+func (s *Schema) OneOf() []*Schema { return s.oneOf }
+
+// Not returns the not junctor, or nil.
+func (s *Schema) Not() *Schema { return s.not }
+
+// Summary says what this subtree contains.
+func (s *Schema) Summary() Summary { return s.summary }
+
+// String is a short description for debugging.
+func (s *Schema) String() string {
+	var b strings.Builder
+	b.WriteString("schema{type=")
+	b.WriteString(s.typ)
+	if len(s.propNames) > 0 {
+		b.WriteString(" properties=")
+		b.WriteString(strings.Join(s.propNames, ","))
+	}
+	b.WriteString("}")
+	return b.String()
+}
