@@ -35,6 +35,7 @@ type CRD struct {
 	versions []*Version // in priority order
 	byName   map[string]*Version
 	warnings []string
+	order    *versionsort.Versions
 }
 
 // Version is one version of a CRD, with its compiled schema. It is
@@ -135,6 +136,12 @@ func New(crd *apiextensionsv1.CustomResourceDefinition, opts ...LoadOptions) (*C
 			c.versions = append(c.versions, ver)
 		}
 	}
+	vs := make([]versionsort.Version, len(v1.Spec.Versions))
+	for i, v := range v1.Spec.Versions {
+		vs[i] = versionsort.Version{Name: v.Name, Served: v.Served, Storage: v.Storage,
+			Deprecated: v.Deprecated, DeprecationWarning: v.DeprecationWarning}
+	}
+	c.order = versionsort.New(v1.Spec.Group, v1.Spec.Names.Kind, vs)
 	sort.SliceStable(c.versions, func(i, j int) bool {
 		return versionsort.Compare(c.versions[i].name, c.versions[j].name) > 0
 	})
@@ -227,3 +234,24 @@ func (v *Version) Schema() *schema.Schema { return v.schema }
 
 // CRD is the definition this version belongs to.
 func (v *Version) CRD() *CRD { return v.crd }
+
+// DeprecationWarning is the warning the server sends with every request to
+// this version: the CRD's own text, or the server's default for a
+// deprecated version without one; "" when the version is not deprecated.
+func (v *Version) DeprecationWarning() string {
+	w, _ := v.crd.order.Warning(v.name)
+	return w
+}
+
+// PreferredVersion is the highest-priority served version, the one kubectl
+// and discovery prefer ("" when none is served).
+func (c *CRD) PreferredVersion() string {
+	p, _ := c.order.Preferred()
+	return p
+}
+
+// StorageVersion is the version objects are stored in.
+func (c *CRD) StorageVersion() string {
+	s, _ := c.order.Storage()
+	return s
+}

@@ -1,0 +1,46 @@
+// Command crdkit answers, offline, what the Kubernetes API server would say
+// about CustomResourceDefinitions and the objects they serve.
+//
+//	crdkit lint [-o text|json] FILE|DIR...
+//
+// Exit status: 0 when everything is accepted, 1 when anything is refused,
+// 2 on usage or load errors.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+)
+
+const usage = `usage: crdkit <command> [flags] FILE|DIR...
+
+commands:
+  lint      check CustomResourceDefinitions as the API server does on create
+  versions  list a CRD's versions in priority order
+
+Run "crdkit <command> -h" for the flags of a command.
+`
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run is main without the process: it returns the exit status.
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	switch args[0] {
+	case "lint":
+		return lint(args[1:], stdout, stderr)
+	case "versions":
+		return versions(args[1:], stdout, stderr)
+	case "-h", "--help", "help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	}
+	fmt.Fprintf(stderr, "crdkit: unknown command %q\n\n%s", args[0], usage)
+	return 2
+}

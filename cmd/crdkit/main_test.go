@@ -1,0 +1,127 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func runCLI(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func writeFile(t *testing.T, name, text string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestLintExitCodes(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		want int
+	}{
+		{"accepted", []string{"lint", "../../examples/crontab/"}, 0},
+		{"refused", []string{"lint", "../../examples/invalid/"}, 1},
+		{"no args", []string{"lint"}, 2},
+		{"bad format", []string{"lint", "-o", "xml", "../../examples/crontab/"}, 2},
+		{"missing file", []string{"lint", "does-not-exist.yaml"}, 2},
+		{"explicit non-CRD", []string{"lint", "../../examples/crontab/crontab.yaml"}, 2},
+		{"unknown command", []string{"frobnicate"}, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got, _, _ := runCLI(t, tc.args...); got != tc.want {
+				t.Errorf("run(%v) = %d, want %d", tc.args, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestLintJSON(t *testing.T) {
+	code, out, _ := runCLI(t, "lint", "-o", "json", "../../examples/invalid/non-structural.yaml")
+	if code != 1 {
+		t.Fatalf("exit = %d, want 1", code)
+	}
+	var doc struct {
+		Results []lintResult `json:"results"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("output is not JSON: %v\n%s", err, out)
+	}
+	if len(doc.Results) != 1 {
+		t.Fatalf("results = %d, want 1", len(doc.Results))
+	}
+	r := doc.Results[0]
+	if r.Allowed || r.Code != 422 || r.Reason != "Invalid" || r.Name != "widgets.example.com" {
+		t.Errorf("result = %+v, want a 422 Invalid refusal of widgets.example.com", r)
+	}
+	want := cause{Field: "spec.validation.openAPIV3Schema.type", Reason: "FieldValueRequired", Message: "Required value: must not be empty at the root"}
+	found := false
+	for _, c := range r.Causes {
+		found = found || c == want
+	}
+	if !found {
+		t.Errorf("causes = %+v, want one of them to be %+v", r.Causes, want)
+	}
+	if !strings.HasPrefix(r.Message, `CustomResourceDefinition.apiextensions.k8s.io "widgets.example.com" is invalid: [`) {
+		t.Errorf("message = %q, want the server's aggregate", r.Message)
+	}
+}
+
+func TestLintYAMLErrorHasLine(t *testing.T) {
+	p := writeFile(t, "bad.yaml", "apiVersion: v1\nkind: X\n---\na: b\n  c: : d\n")
+	code, _, errs := runCLI(t, "lint", p)
+	if code != 2 {
+		t.Fatalf("exit = %d, want 2", code)
+	}
+	if !strings.Contains(errs, "bad.yaml:") || !strings.Contains(errs, "invalid YAML") {
+		t.Errorf("stderr = %q, want the file, a line and 'invalid YAML'", errs)
+	}
+}
+
+func TestLintWarnsOnUnknownFields(t *testing.T) {
+	crd, err := os.ReadFile("../../examples/crontab/crd.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := writeFile(t, "crd.yaml", strings.Replace(string(crd), "  scope: Namespaced\n", "  scope: Namespaced\n  bogus: 1\n", 1))
+	code, out, _ := runCLI(t, "lint", p)
+	if code != 0 || !strings.Contains(out, `unknown field "spec.bogus"`) {
+		t.Errorf("run = %d, %q; want 0 and an unknown-field warning", code, out)
+	}
+}
+
+func TestVersions(t *testing.T) {
+	code, out, _ := runCLI(t, "versions", "-o", "json", "../../examples/crontab/crd.yaml")
+	if code != 0 {
+		t.Fatalf("exit = %d", code)
+	}
+	var doc struct {
+		Versions []versionInfo `json:"versions"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	want := []versionInfo{
+		{Name: "v1", Served: true, Storage: true},
+		{Name: "v1beta1", Served: true, Deprecated: true, DeprecationWarning: "stable.example.com/v1beta1 CronTab is deprecated; use stable.example.com/v1 CronTab"},
+	}
+	if len(doc.Versions) != len(want) {
+		t.Fatalf("versions = %+v, want %+v", doc.Versions, want)
+	}
+	for i := range want {
+		if doc.Versions[i] != want[i] {
+			t.Errorf("versions[%d] = %+v, want %+v", i, doc.Versions[i], want[i])
+		}
+	}
+}

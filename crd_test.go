@@ -1,0 +1,141 @@
+package crdkit
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/crdkit/crdkit/internal/docs"
+)
+
+// corpusDir returns the shared corpus, or skips the test when it is absent.
+func corpusDir(t testing.TB) string {
+	d := os.Getenv("CRDKIT_CORPUS")
+	if d == "" {
+		d = filepath.Join("..", "shared", "corpus")
+	}
+	if _, err := os.Stat(d); err != nil {
+		t.Skipf("corpus not found at %s (set CRDKIT_CORPUS to run this test): %v", d, err)
+	}
+	return d
+}
+
+func corpusDocs(t testing.TB) []docs.Doc {
+	files, err := docs.Files([]string{filepath.Join(corpusDir(t), "crds")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []docs.Doc
+	for _, f := range files {
+		ds, err := docs.Read(f.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, ds...)
+	}
+	return out
+}
+
+func TestLoadCorpus(t *testing.T) {
+	n := 0
+	for _, d := range corpusDocs(t) {
+		crd, err := Load(d.JSON)
+		if errors.Is(err, ErrNotCRD) {
+			continue
+		}
+		if err != nil {
+			t.Errorf("Load(%s#%d) = %v, want no error (the server accepts it)", d.File, d.Index, err)
+			continue
+		}
+		n++
+		for _, v := range crd.Versions() {
+			if v.Schema() == nil {
+				t.Errorf("Load(%s).Version(%s).Schema() = nil", crd.Name(), v.Name())
+			}
+		}
+	}
+	if n < 30 {
+		t.Errorf("loaded %d corpus CRDs, want at least 30", n)
+	}
+}
+
+func TestLoadErrors(t *testing.T) {
+	for _, tc := range []struct{ name, in, want string }{
+		{"empty", "", "empty document"},
+		{"not yaml", "a: b: c", "yaml"},
+		{"wrong kind", "apiVersion: v1\nkind: ConfigMap\n", "not an apiextensions.k8s.io/v1 CustomResourceDefinition"},
+		{"v1beta1", "apiVersion: apiextensions.k8s.io/v1beta1\nkind: CustomResourceDefinition\n", "not an apiextensions.k8s.io/v1"},
+		{"wrong field type", "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nspec: {versions: 3}\n", "cannot unmarshal"},
+		{"refused", "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: x}\n", "is invalid"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Load([]byte(tc.in))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Load(%q) = %v, want an error containing %q", tc.in, err, tc.want)
+			}
+		})
+	}
+}
+
+func TestAllowInvalid(t *testing.T) {
+	in := "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: x}\n"
+	crd, err := Load([]byte(in), LoadOptions{AllowInvalid: true})
+	if err != nil {
+		t.Fatalf("Load(AllowInvalid) = %v", err)
+	}
+	if len(crd.Lint()) == 0 {
+		t.Errorf("Lint() is empty for a CRD without spec")
+	}
+}
+
+func TestConcurrentUse(t *testing.T) {
+	data, err := os.ReadFile("examples/crontab/crd.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	crd, err := Load(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for i := 0; i < 8; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := 0; j < 100; j++ {
+				for _, v := range crd.Versions() {
+					_ = v.DeprecationWarning()
+					if s := v.Schema(); s != nil {
+						for range s.Properties() {
+						}
+					}
+				}
+				_ = crd.Lint()
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+func FuzzLoad(f *testing.F) {
+	if d, err := os.ReadFile("examples/crontab/crd.yaml"); err == nil {
+		f.Add(d)
+	}
+	if d, err := os.ReadFile("examples/invalid/non-structural.yaml"); err == nil {
+		f.Add(d)
+	}
+	f.Add([]byte(`{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","spec":{"versions":[{"name":"v1","schema":{"openAPIV3Schema":{"items":[{}],"x-kubernetes-list-type":"map"}}}]}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		crd, err := Load(data, LoadOptions{AllowInvalid: true})
+		if err != nil {
+			return
+		}
+		_ = crd.Lint()
+		for _, v := range crd.Versions() {
+			_ = v.DeprecationWarning()
+		}
+	})
+}

@@ -1,0 +1,161 @@
+// Package docs reads YAML and JSON files as the command-line tool needs
+// them: multi-document YAML split into documents that remember their file
+// and first line, so errors can say where they are.
+package docs
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"sigs.k8s.io/yaml"
+)
+
+// Doc is one YAML or JSON document of a file.
+type Doc struct {
+	File  string
+	Index int // position among the file's non-empty documents
+	Line  int // first line of the document in the file (1-based)
+	JSON  []byte
+}
+
+// Error is a problem with one file or document, located by file and line.
+type Error struct {
+	File string
+	Line int
+	Err  error
+}
+
+func (e *Error) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %v", e.File, e.Line, e.Err)
+	}
+	return fmt.Sprintf("%s: %v", e.File, e.Err)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// File is a file to read, and whether the user named it (rather than a
+// directory holding it).
+type File struct {
+	Path     string
+	Explicit bool
+}
+
+// Files expands the arguments: files as given, directories to the .yaml,
+// .yml and .json files under them, sorted.
+func Files(args []string) ([]File, error) {
+	var out []File
+	for _, a := range args {
+		st, err := os.Stat(a)
+		if err != nil {
+			return nil, err
+		}
+		if !st.IsDir() {
+			out = append(out, File{Path: a, Explicit: true})
+			continue
+		}
+		var found []string
+		err = filepath.WalkDir(a, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if !d.IsDir() {
+				switch strings.ToLower(filepath.Ext(p)) {
+				case ".yaml", ".yml", ".json":
+					found = append(found, p)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		sort.Strings(found)
+		for _, f := range found {
+			out = append(out, File{Path: f})
+		}
+	}
+	return out, nil
+}
+
+// Read reads a file and splits it into documents converted to JSON. Empty
+// documents are skipped. A document that is not valid YAML is reported with
+// the file and the line the YAML parser names.
+func Read(file string) ([]Doc, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, &Error{File: file, Err: err}
+	}
+	return Split(file, data)
+}
+
+var separator = regexp.MustCompile(`^---(\s.*)?$`)
+var yamlLine = regexp.MustCompile(`line (\d+)`)
+
+// Split splits data into YAML documents (a JSON file is one document).
+func Split(file string, data []byte) ([]Doc, error) {
+	type chunk struct {
+		line int
+		text []byte
+	}
+	var chunks []chunk
+	cur := chunk{line: 1}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 0, 64*1024), len(data)+1)
+	n := 0
+	for sc.Scan() {
+		n++
+		l := sc.Bytes()
+		if separator.Match(bytes.TrimRight(l, "\r")) {
+			chunks = append(chunks, cur)
+			cur = chunk{line: n + 1}
+			continue
+		}
+		cur.text = append(cur.text, l...)
+		cur.text = append(cur.text, '\n')
+	}
+	if err := sc.Err(); err != nil {
+		return nil, &Error{File: file, Err: err}
+	}
+	chunks = append(chunks, cur)
+	var out []Doc
+	for _, c := range chunks {
+		if len(bytes.TrimSpace(stripComments(c.text))) == 0 {
+			continue
+		}
+		js, err := yaml.YAMLToJSON(c.text)
+		if err != nil {
+			line := c.line
+			if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
+				if k, e := strconv.Atoi(m[1]); e == nil {
+					line = c.line + k - 1
+				}
+			}
+			return out, &Error{File: file, Line: line, Err: fmt.Errorf("invalid YAML: %v", err)}
+		}
+		if t := bytes.TrimSpace(js); len(t) == 0 || string(t) == "null" {
+			continue
+		}
+		out = append(out, Doc{File: file, Index: len(out), Line: c.line, JSON: js})
+	}
+	return out, nil
+}
+
+func stripComments(b []byte) []byte {
+	var out []byte
+	for _, l := range bytes.Split(b, []byte("\n")) {
+		if t := bytes.TrimSpace(l); len(t) > 0 && t[0] != '#' {
+			out = append(out, l...)
+			out = append(out, '\n')
+		}
+	}
+	return out
+}
