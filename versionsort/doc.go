@@ -40,6 +40,12 @@
 // No function fails. Parse reports whether a string is Kubernetes-style;
 // every other input is ordered as an ordinary string.
 //
+// # Security
+//
+// Compare and Parse run in time linear in the length of their inputs; Sort
+// makes O(n log n) comparisons and New at most O(n²) for n versions. Nothing
+// keeps state: version strings of any length and content are safe to pass.
+//
 // # Performance
 //
 // Compare and Parse do not allocate; a comparison is a single pass over each

@@ -2,6 +2,8 @@
 // about CustomResourceDefinitions and the objects they serve.
 //
 //	crdkit lint [-o text|json] FILE|DIR...
+//	crdkit validate [--crds FILE|DIR]... [--field-validation M] [-o text|json|yaml] FILE|DIR...
+//	crdkit versions [-o text|json] CRD-FILE
 //
 // Exit status: 0 when everything is accepted, 1 when anything is refused,
 // 2 on usage or load errors.
@@ -17,6 +19,7 @@ const usage = `usage: crdkit <command> [flags] FILE|DIR...
 
 commands:
   lint      check CustomResourceDefinitions as the API server does on create
+  validate  check objects against their CRDs as a dry-run create would
   versions  list a CRD's versions in priority order
 
 Run "crdkit <command> -h" for the flags of a command.
@@ -35,6 +38,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "lint":
 		return lint(args[1:], stdout, stderr)
+	case "validate":
+		return validate(args[1:], stdout, stderr)
 	case "versions":
 		return versions(args[1:], stdout, stderr)
 	case "-h", "--help", "help":

@@ -125,3 +125,25 @@ func TestVersions(t *testing.T) {
 		}
 	}
 }
+
+func TestValidate(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		args     []string
+		want     int
+		contains string
+	}{
+		{"accepted", []string{"validate", "../../examples/crontab/"}, 0, "accepted"},
+		{"warn", []string{"validate", "--crds", "../../examples/crontab", "../../examples/objects/"}, 0, `warning: unknown field "spec.colour"`},
+		{"strict", []string{"validate", "--crds", "../../examples/crontab", "--field-validation", "Strict", "../../examples/objects/"}, 1, `strict decoding error: duplicate field "spec.image", unknown field "metadata.owner", unknown field "spec.colour"`},
+		{"no crd", []string{"validate", "../../examples/objects/"}, 2, ""},
+		{"bad mode", []string{"validate", "--field-validation", "Loose", "../../examples/crontab/"}, 2, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, out, _ := runCLI(t, tc.args...)
+			if got != tc.want || !strings.Contains(out, tc.contains) {
+				t.Errorf("run(%v) = %d, %q; want %d and output containing %q", tc.args, got, out, tc.want, tc.contains)
+			}
+		})
+	}
+}

@@ -6,6 +6,7 @@ package docs
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
@@ -129,6 +130,12 @@ func Split(file string, data []byte) ([]Doc, error) {
 	var out []Doc
 	for _, c := range chunks {
 		if len(bytes.TrimSpace(stripComments(c.text))) == 0 {
+			continue
+		}
+		// JSON is kept byte for byte, so duplicate keys still reach the
+		// decoder that reports them.
+		if t := bytes.TrimSpace(c.text); len(t) > 0 && t[0] == '{' && json.Valid(t) {
+			out = append(out, Doc{File: file, Index: len(out), Line: c.line, JSON: t})
 			continue
 		}
 		js, err := yaml.YAMLToJSON(c.text)
