@@ -9,11 +9,13 @@ import (
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	runtimeschema "k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	kjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
 
+	"github.com/crdkit/crdkit/printcolumns"
 	"github.com/crdkit/crdkit/schema"
 	"github.com/crdkit/crdkit/versionsort"
 )
@@ -49,6 +51,8 @@ type Version struct {
 	warning    *string
 	props      *schema.Props
 	schema     *schema.Schema
+	columns    *printcolumns.Columns
+	columnsErr error
 }
 
 // LoadOptions change how Load and New treat a CRD.
@@ -131,6 +135,7 @@ func New(crd *apiextensionsv1.CustomResourceDefinition, opts ...LoadOptions) (*C
 				return nil, fmt.Errorf("version %s: %w", v.Name, err)
 			}
 		}
+		ver.columns, ver.columnsErr = printcolumns.Compile(v.AdditionalPrinterColumns)
 		if _, dup := c.byName[v.Name]; !dup {
 			c.byName[v.Name] = ver
 			c.versions = append(c.versions, ver)
@@ -254,4 +259,20 @@ func (c *CRD) PreferredVersion() string {
 func (c *CRD) StorageVersion() string {
 	s, _ := c.order.Storage()
 	return s
+}
+
+// Columns are the version's compiled printer columns: the implicit Name
+// column, then the CRD's additionalPrinterColumns (or the server's default
+// Age column when it defines none).
+func (v *Version) Columns() *printcolumns.Columns { return v.columns }
+
+// ColumnsError is the error the server logs for a printer column whose
+// JSONPath it cannot parse (it then serves the columns before it), or nil.
+func (v *Version) ColumnsError() error { return v.columnsErr }
+
+// Table returns the metav1.Table the server returns for a list of objects of
+// this version (Accept: application/json;as=Table;v=v1;g=meta.k8s.io). The
+// objects should be as stored, for example Result.Object of a create.
+func (v *Version) Table(objs []map[string]any, opts printcolumns.TableOptions) (*metav1.Table, error) {
+	return v.columns.Table(objs, opts)
 }

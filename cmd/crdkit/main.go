@@ -3,6 +3,7 @@
 //
 //	crdkit lint [-o text|json] FILE|DIR...
 //	crdkit validate [--crds FILE|DIR]... [--field-validation M] [-o text|json|yaml] FILE|DIR...
+//	crdkit get [--crds FILE|DIR]... [-o wide|json] FILE|DIR...
 //	crdkit versions [-o text|json] CRD-FILE
 //
 // Exit status: 0 when everything is accepted, 1 when anything is refused,
@@ -20,6 +21,7 @@ const usage = `usage: crdkit <command> [flags] FILE|DIR...
 commands:
   lint      check CustomResourceDefinitions as the API server does on create
   validate  check objects against their CRDs as a dry-run create would
+  get       print the printer-column table the server returns for objects
   versions  list a CRD's versions in priority order
 
 Run "crdkit <command> -h" for the flags of a command.
@@ -40,6 +42,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return lint(args[1:], stdout, stderr)
 	case "validate":
 		return validate(args[1:], stdout, stderr)
+	case "get":
+		return get(args[1:], stdout, stderr)
 	case "versions":
 		return versions(args[1:], stdout, stderr)
 	case "-h", "--help", "help":

@@ -147,3 +147,21 @@ func TestValidate(t *testing.T) {
 		})
 	}
 }
+
+func TestGet(t *testing.T) {
+	code, out, errs := runCLI(t, "get", "../../examples/crontab/")
+	if code != 0 {
+		t.Fatalf("exit = %d, stderr %q", code, errs)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 2 || strings.Join(strings.Fields(lines[0]), " ") != "NAME SPEC REPLICAS AGE" {
+		t.Fatalf("output = %q, want the seed's header NAME SPEC REPLICAS AGE and one row", out)
+	}
+	if got := strings.Fields(lines[1]); len(got) != 8 || got[0] != "my-new-cron-object" || got[6] != "1" || got[7] != "0s" {
+		t.Errorf("row = %q, want my-new-cron-object, the cron spec, 1 replica (defaulted), age 0s", got)
+	}
+	code, out, _ = runCLI(t, "get", "-o", "json", "../../examples/crontab/")
+	if code != 0 || !strings.Contains(out, `"kind": "Table"`) || !strings.Contains(out, `"columnDefinitions"`) {
+		t.Errorf("get -o json = %d, %q; want a metav1.Table", code, out)
+	}
+}

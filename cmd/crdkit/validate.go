@@ -69,41 +69,7 @@ func validate(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
-	status := 0
-	reg := registry{}
-	load := func(paths []string, objects bool) []docs.Doc {
-		files, err := docs.Files(paths)
-		if err != nil {
-			fmt.Fprintf(stderr, "crdkit: %v\n", err)
-			status = 2
-			return nil
-		}
-		var rest []docs.Doc
-		for _, f := range files {
-			ds, err := docs.Read(f.Path)
-			if err != nil {
-				fmt.Fprintf(stderr, "crdkit: %v\n", err)
-				status = 2
-			}
-			for _, d := range ds {
-				crd, err := crdkit.Load(d.JSON)
-				switch {
-				case errors.Is(err, crdkit.ErrNotCRD):
-					if objects {
-						rest = append(rest, d)
-					}
-				case err != nil:
-					fmt.Fprintf(stderr, "crdkit: %s#%d: the API server would refuse this CRD: %v\n", d.File, d.Index, err)
-					status = 2
-				default:
-					reg.add(crd)
-				}
-			}
-		}
-		return rest
-	}
-	load(crds, false)
-	objects := load(fs.Args(), true)
+	reg, objects, status := loadInputs(crds, fs.Args(), stderr)
 
 	var results []objectResult
 	for _, d := range objects {
@@ -179,4 +145,45 @@ func validateDoc(reg registry, d docs.Doc, mode crdkit.FieldValidation) (objectR
 		r.Namespace, _ = md["namespace"].(string)
 	}
 	return r, nil
+}
+
+// loadInputs loads the CRDs given with --crds and among the inputs, and
+// returns the other documents of the inputs. status is 2 when something
+// could not be read or a CRD is one the server would refuse.
+func loadInputs(crds, inputs []string, stderr io.Writer) (registry, []docs.Doc, int) {
+	status := 0
+	reg := registry{}
+	load := func(paths []string, objects bool) []docs.Doc {
+		files, err := docs.Files(paths)
+		if err != nil {
+			fmt.Fprintf(stderr, "crdkit: %v\n", err)
+			status = 2
+			return nil
+		}
+		var rest []docs.Doc
+		for _, f := range files {
+			ds, err := docs.Read(f.Path)
+			if err != nil {
+				fmt.Fprintf(stderr, "crdkit: %v\n", err)
+				status = 2
+			}
+			for _, d := range ds {
+				crd, err := crdkit.Load(d.JSON)
+				switch {
+				case errors.Is(err, crdkit.ErrNotCRD):
+					if objects {
+						rest = append(rest, d)
+					}
+				case err != nil:
+					fmt.Fprintf(stderr, "crdkit: %s#%d: the API server would refuse this CRD: %v\n", d.File, d.Index, err)
+					status = 2
+				default:
+					reg.add(crd)
+				}
+			}
+		}
+		return rest
+	}
+	load(crds, false)
+	return reg, load(inputs, true), status
 }

@@ -1,0 +1,76 @@
+package crdkit
+
+import (
+	"encoding/json"
+	"os"
+	"reflect"
+	"testing"
+)
+
+func loadExample(t testing.TB) *CRD {
+	t.Helper()
+	data, err := os.ReadFile("examples/crontab/crd.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	crd, err := Load(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return crd
+}
+
+func TestCreateJSONPrunesDefaultsAndWarns(t *testing.T) {
+	v := loadExample(t).Version("v1")
+	in := `{"apiVersion":"stable.example.com/v1","kind":"CronTab","metadata":{"name":"x","bogus":1},
+	        "spec":{"cronSpec":"* * * * */5","image":"i","extra":true,"image":"j"}}`
+	for _, tc := range []struct {
+		mode         FieldValidation
+		wantWarnings []string
+		wantErr      bool
+	}{
+		{Ignore, nil, false},
+		{Warn, []string{`duplicate field "spec.image"`, `unknown field "metadata.bogus"`, `unknown field "spec.extra"`}, false},
+		{Strict, nil, true},
+	} {
+		t.Run(string(tc.mode), func(t *testing.T) {
+			res := v.CreateJSON([]byte(in), CreateOptions{FieldValidation: tc.mode})
+			if (res.Err != nil) != tc.wantErr {
+				t.Fatalf("CreateJSON(%s).Err = %v, want error %t", tc.mode, res.Err, tc.wantErr)
+			}
+			if tc.wantErr {
+				st := res.Status()
+				want := `CronTab in version "v1" cannot be handled as a CronTab: strict decoding error: duplicate field "spec.image", unknown field "metadata.bogus", unknown field "spec.extra"`
+				if st == nil || st.Code != 400 || st.Message != want {
+					t.Errorf("Status = %+v, want 400 %q", st, want)
+				}
+				return
+			}
+			if !reflect.DeepEqual(res.Warnings, tc.wantWarnings) {
+				t.Errorf("Warnings = %q, want %q", res.Warnings, tc.wantWarnings)
+			}
+			want := map[string]any{
+				"apiVersion": "stable.example.com/v1", "kind": "CronTab",
+				"metadata": map[string]any{"name": "x", "namespace": "default", "generation": int64(1)},
+				"spec":     map[string]any{"cronSpec": "* * * * */5", "image": "j", "replicas": float64(1)},
+			}
+			got, _ := json.Marshal(res.Object)
+			wantJS, _ := json.Marshal(want)
+			if string(got) != string(wantJS) {
+				t.Errorf("Object = %s, want %s", got, wantJS)
+			}
+			if !reflect.DeepEqual(res.Pruned, []string{"spec.extra"}) {
+				t.Errorf("Pruned = %q, want [spec.extra]", res.Pruned)
+			}
+		})
+	}
+}
+
+func TestCreateJSONMalformedMetadata(t *testing.T) {
+	v := loadExample(t).Version("v1")
+	res := v.CreateJSON([]byte(`{"apiVersion":"stable.example.com/v1","kind":"CronTab","metadata":{"name":"x","labels":{"a":1}}}`), CreateOptions{})
+	st := res.Status()
+	if st == nil || st.Code != 400 {
+		t.Fatalf("Status = %+v, want a 400", st)
+	}
+}

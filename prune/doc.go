@@ -1,0 +1,65 @@
+// Package prune removes the fields of a custom object that its schema does
+// not allow, exactly as the Kubernetes API server prunes unknown fields when
+// it decodes a custom resource, and reports the paths of what it removed.
+//
+// The reference is k8s.io/apiextensions-apiserver v0.37,
+// pkg/apiserver/schema/pruning: [Object] with Options{Root: true} is
+// PruneWithOptions(obj, s, true, UnknownFieldPathOptions{TrackUnknownFieldPaths:
+// true}), and with Root false it is the same call with isResourceRoot false.
+// Where this package and the server disagree on the pruned object or on the
+// reported paths, this package is wrong.
+//
+// # Terminology
+//
+//   - A field is allowed when the schema of its map declares it under
+//     properties, or when that schema has additionalProperties at all: a
+//     schema, true, and even false, under which the key is kept but the maps
+//     below it lose every key, since there is no schema for them.
+//   - x-kubernetes-preserve-unknown-fields keeps the unknown keys of a map;
+//     declared properties and additionalProperties below it are still pruned.
+//     The elements of an array under it are preserved against the items
+//     schema, and kept whole when there is none.
+//   - An embedded resource (x-kubernetes-embedded-resource) and the resource
+//     root (Options.Root) keep apiVersion, kind and metadata as they are: the
+//     server normalises metadata with its ObjectMeta code, not by pruning.
+//   - A nil schema allows nothing: every key of a map below it is removed, and
+//     so are the keys of the maps in arrays below it.
+//   - Pruned paths are rendered as the server renders them: keys joined with
+//     ".", array indexes as "[i]" ("spec.foo", "[1].b", "spec.list[0].x").
+//     Like the server, Object does not report apiVersion, kind or metadata
+//     removed from the top-level map (they are reported when a nil schema
+//     empties that map).
+//
+// # Value model
+//
+// Values are decoded JSON: nil, bool, string, int64, float64, []any and
+// map[string]any. Only maps and slices are ever changed; any other value,
+// including a map or slice of another type, is left alone. A value whose
+// type the schema contradicts is not an error here (validation reports it
+// later), and it is pruned as the server prunes it: a map under a schema
+// without properties loses its keys, an array under an object schema has the
+// maps among its elements emptied, a scalar is kept.
+//
+// # Concurrency
+//
+// A [schema.Schema] is immutable and may be used by any number of goroutines
+// at once. [Object] mutates its argument, so one object must not be pruned
+// while another goroutine reads or writes it; [Copy] only reads its argument,
+// so concurrent calls of Copy on one object are safe.
+//
+// # Errors
+//
+// There are none: every input gives a result, and nothing panics. A value
+// outside the value model is kept as it is.
+//
+// # Security
+//
+// The recursion follows the schema, whose depth [schema.Compile] bounds, so
+// a deeply nested object cannot overflow the stack: the parts of an object
+// that the schema does not describe (arrays nested under no schema,
+// preserved subtrees copied by Copy) are walked with explicit stacks on the
+// heap. There is therefore no depth limit and no error; the work is linear
+// in the size of the object. Object allocates nothing unless it removes a
+// field (and then one string per reported path), so clean objects are cheap
+// to check; paths longer than 64 segments cost an allocation per level.
+package prune

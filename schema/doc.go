@@ -1,0 +1,74 @@
+// Package schema compiles the OpenAPI v3 schemas of CustomResourceDefinitions
+// and makes the Kubernetes API server's checks on them: whether a schema can
+// be turned into a structural schema at all, whether it is structural, and
+// the per-node checks the server makes when a CRD is created or updated.
+//
+// The reference is k8s.io/apiextensions-apiserver v0.37: its
+// pkg/apiserver/schema (NewStructural, ValidateStructural) and
+// pkg/apis/apiextensions/validation (ValidateCustomResourceDefinitionOpenAPISchema).
+// Where this package and the server disagree on a verdict, a field path or an
+// error text, this package is wrong.
+//
+// # Terminology
+//
+//   - [Props] is the input: one version's openAPIV3Schema as the CRD spells it,
+//     field for field, decoded by [ParseProps] or built by the caller. It keeps
+//     the presence distinctions the server's checks look at: an absent list or
+//     map is nil and an empty one is not, an absent boolean extension is a nil
+//     pointer, and "default: null" is the same as no default.
+//   - [Schema] is the output of [Compile]: an immutable tree with properties
+//     sorted, patterns compiled and a [Summary] of what each subtree contains.
+//   - A node is one schema object in the tree; its structural children are
+//     items, properties and additionalProperties. The junctors allOf, anyOf,
+//     oneOf and not hold value validations only.
+//   - A schema is structural when [ValidateStructural] reports nothing for
+//     it, which is what the server demands of every apiextensions.k8s.io/v1 CRD.
+//     A schema the server cannot even turn into a structural schema (it uses
+//     $ref, items as an array, definitions, ...) is reported by [BuildError].
+//
+// # Value model
+//
+// The values a schema carries (default, example, enum) are decoded JSON
+// values: nil, bool, string, a number, []any and map[string]any. [ParseProps]
+// decodes numbers as float64, as encoding/json does; Props built by hand or
+// from the server's own types may carry int64 as well. [Value] wraps default
+// and example so that a present null can be told from an absent keyword.
+//
+// # Concurrency
+//
+// A [Schema] is never modified after [Compile] returns and is safe for
+// concurrent use by any number of goroutines. Compile shares the slices,
+// pointers and values of its Props instead of copying them: do not modify a
+// Props after compiling it, and treat the slices and values returned by
+// Schema accessors (Enum, Required, Rules, Default, ...) as read-only. No
+// function in this package modifies its Props argument, so one Props may be
+// checked from several goroutines at once. A [Path] is immutable.
+//
+// # Errors
+//
+// The checks return an [ErrorList] of [*Error]: a type, the field path
+// rendered as the server renders it ("spec.ports[0].name"), the offending
+// value and a detail. The values of [ErrorType] are exactly the strings of
+// k8s.io/apimachinery's field.ErrorType, so a caller converts one to the
+// other with a plain type conversion, and [Error.Body] and [Error.Error] give
+// the texts of field.Error's ErrorBody and Error byte for byte.
+// ValidateStructural sorts its list by text, as the server does.
+//
+// [BuildError] returns a plain error with the server's text, for example
+// "OpenAPIV3Schema '$ref' is not supported"; when a schema has several such
+// problems it reports the first in the server's build order (not, allOf,
+// anyOf, oneOf, extensions, items, then properties in sorted order). [Compile]
+// returns the BuildError, or an error naming an invalid pattern.
+//
+// # Security
+//
+// Every recursive walk is bounded by a nesting depth of 512 schema nodes, far
+// beyond any real CRD, so a hostile schema cannot overflow the stack:
+// BuildError and Compile return [ErrTooDeep], and CheckCRDSchema reports an
+// invalid value at the node where the bound is reached. ValidateStructural
+// does not look below the bound; call BuildError first, as the server does.
+// Patterns are compiled with Go's regexp package, the RE2 syntax the server
+// uses: matching takes time linear in the input and there are no
+// backreferences. Compile does all parsing and compilation once, so a compiled
+// Schema does no such work per object.
+package schema
