@@ -1,19 +1,23 @@
 package crdkit
 
 import (
-	"bytes"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	runtimeschema "k8s.io/apimachinery/pkg/runtime/schema"
 	kjson "sigs.k8s.io/json"
-	"sigs.k8s.io/yaml"
 
 	"github.com/crdkit/crdkit/defaulting"
 	"github.com/crdkit/crdkit/prune"
+	"github.com/crdkit/crdkit/schema"
 )
 
 // FieldValidation is the server's fieldValidation query parameter: what to
@@ -73,38 +77,19 @@ func (o CreateOptions) mode() FieldValidation {
 // data at this version would answer, following the server's order of
 // operations: decode (duplicate fields detected in Warn and Strict), root
 // metadata round-trip, prune, drop non-nullable nulls, coerce embedded
-// resources, default with this version's schema, report strict errors as
-// warnings or a 400, check the API version, reset system fields and status,
-// set the generation. Value validation is not applied yet.
+// resources, default with the schema of the object's version, report strict
+// errors as warnings or a 400, check the API version, reset system fields,
+// generate a name, drop status when the status subresource is on, set the
+// generation, then store and read back (storage-version pruning and
+// defaults). Value validation is not applied yet.
+//
+// data must be JSON, as kubectl sends it (convert YAML first, for example
+// with sigs.k8s.io/yaml); the server refuses anything else with a 400.
 func (v *Version) CreateJSON(data []byte, opts CreateOptions) Result {
-	mode := opts.mode()
-	js := bytes.TrimSpace(data)
-	if len(js) > 0 && js[0] != '{' {
-		y, err := yaml.YAMLToJSON(data)
-		if err != nil {
-			return Result{Err: apierrors.NewBadRequest(err.Error())}
-		}
-		js = y
+	if data == nil {
+		data = []byte{}
 	}
-	var obj map[string]any
-	var strictErrs []string
-	if mode == Ignore {
-		if err := kjson.UnmarshalCaseSensitivePreserveInts(js, &obj); err != nil {
-			return Result{Err: v.decodeError(nil, err)}
-		}
-	} else {
-		serrs, err := kjson.UnmarshalStrict(js, &obj)
-		if err != nil {
-			return Result{Err: v.decodeError(nil, err)}
-		}
-		for _, e := range serrs {
-			strictErrs = append(strictErrs, e.Error())
-		}
-	}
-	if obj == nil {
-		return Result{Err: v.decodeError(nil, errors.New("Object 'Kind' is missing in 'null'"))}
-	}
-	return v.create(obj, mode, strictErrs, opts)
+	return v.create(data, nil, opts)
 }
 
 // Create is CreateJSON for an already decoded object (the value model of
@@ -115,50 +100,76 @@ func (v *Version) Create(obj map[string]any, opts CreateOptions) Result {
 		return Result{Err: apierrors.NewBadRequest(err.Error())}
 	}
 	m, _ := cp.(map[string]any)
-	return v.create(m, opts.mode(), nil, opts)
+	return v.create(nil, m, opts)
 }
 
-func (v *Version) create(obj map[string]any, mode FieldValidation, strictErrs []string, opts CreateOptions) Result {
+// create runs the create pipeline on raw JSON, or on a decoded object when
+// raw is nil (CreateJSON never passes nil).
+func (v *Version) create(raw []byte, obj map[string]any, opts CreateOptions) Result {
 	var res Result
-	gvk, err := typeMeta(obj)
-	if err != nil {
-		res.Err = v.decodeError(nil, err)
-		return res
+	mode := opts.mode()
+	strict := mode != Ignore
+	if w := v.DeprecationWarning(); w != "" {
+		res.Warnings = append(res.Warnings, w)
 	}
-	pruned, unknown, err := v.coerce(obj, mode != Ignore, false)
+	var gvk runtimeschema.GroupVersionKind
+	var strictErrs []string
+	if raw != nil {
+		var actual *runtimeschema.GroupVersionKind
+		var err error
+		obj, actual, strictErrs, err = v.decode(raw, strict)
+		if err != nil {
+			res.Err = v.decodeError(actual, raw, err)
+			return res
+		}
+		gvk = *actual
+	} else {
+		gvk = v.defaultGVK()
+		if av, ok := obj["apiVersion"].(string); ok {
+			if gv, err := runtimeschema.ParseGroupVersion(av); err == nil {
+				gvk.Group, gvk.Version = gv.Group, gv.Version
+			}
+		}
+		if k, ok := obj["kind"].(string); ok && k != "" {
+			gvk.Kind = k
+		}
+	}
+	pruned, unknown, err := v.crd.coerce(obj, strict, false)
 	if err != nil {
-		res.Err = v.decodeError(&gvk, err)
+		res.Err = v.decodeError(&gvk, raw, err)
 		return res
 	}
 	res.Pruned = pruned
 	for _, u := range unknown {
 		strictErrs = append(strictErrs, fmt.Sprintf(`unknown field "%s"`, u))
 	}
-	if target := v.crd.Version(gvk.Version); target != nil && target.schema != nil && gvk.Group == v.crd.Group() && gvk.Kind == v.crd.Kind() {
-		defaulting.Apply(obj, target.schema)
-	}
+	v.crd.defaultOwnVersion(obj)
 	if len(strictErrs) > 0 {
 		if mode == Strict {
-			res.Err = v.decodeError(&gvk, errors.New("strict decoding error: "+strings.Join(strictErrs, ", ")))
+			res.Err = v.decodeError(&gvk, raw, errors.New("strict decoding error: "+strings.Join(strictErrs, ", ")))
 			return res
 		}
-		res.Warnings = append(res.Warnings, strictErrs...)
+		if mode == Warn {
+			res.Warnings = append(res.Warnings, strictErrs...)
+		}
 	}
 	if gvk.Group != v.crd.Group() || gvk.Version != v.name {
 		res.Err = apierrors.NewBadRequest(fmt.Sprintf("the API version in the data (%s) does not match the expected API version (%s/%s)", gvk.GroupVersion().String(), v.crd.Group(), v.name))
 		return res
 	}
-	wipeSystemFields(obj)
+	md, _ := obj["metadata"].(map[string]any)
+	if md == nil {
+		md = map[string]any{}
+		obj["metadata"] = md
+	}
+	wipeSystemFields(md)
 	if v.crd.Namespaced() {
-		md, _ := obj["metadata"].(map[string]any)
-		if md == nil {
-			md = map[string]any{}
-			obj["metadata"] = md
-		}
 		ns := opts.Namespace
-		if objNS, _ := md["namespace"].(string); ns == "" {
+		objNS, _ := md["namespace"].(string)
+		switch {
+		case ns == "":
 			ns = objNS
-		} else if objNS != "" && objNS != ns {
+		case objNS != "" && objNS != ns:
 			res.Err = apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
 			return res
 		}
@@ -170,10 +181,13 @@ func (v *Version) create(obj map[string]any, mode FieldValidation, strictErrs []
 	if v.hasStatusSubresource() {
 		delete(obj, "status")
 	}
-	if md, ok := obj["metadata"].(map[string]any); ok {
-		md["generation"] = int64(1)
+	md["generation"] = int64(1)
+	if name, _ := md["name"].(string); name == "" {
+		if base, _ := md["generateName"].(string); base != "" {
+			md["name"] = generateName(base)
+		}
 	}
-	res.Object = obj
+	res.Object = v.crd.storeAndRead(obj, v.name)
 	return res
 }
 
@@ -182,7 +196,7 @@ func (v *Version) create(obj map[string]any, mode FieldValidation, strictErrs []
 // of the object's own version, embedded-resource coercion. It returns the
 // pruned paths and, when strict, the unknown-field paths in the server's
 // order (metadata, pruned, embedded metadata).
-func (v *Version) coerce(obj map[string]any, strict, dropInvalidMeta bool) (pruned, unknown []string, err error) {
+func (c *CRD) coerce(obj map[string]any, strict, dropInvalidMeta bool) (pruned, unknown []string, err error) {
 	kind, kindOK := obj["kind"].(string)
 	apiVersion, avOK := obj["apiVersion"].(string)
 	meta, foundMeta, metaUnknown, err := getObjectMeta(obj, strict, dropInvalidMeta, "metadata")
@@ -194,15 +208,12 @@ func (v *Version) coerce(obj map[string]any, strict, dropInvalidMeta bool) (prun
 	if err != nil {
 		return nil, nil, err
 	}
-	if gv.Group == v.crd.Group() && kind == v.crd.Kind() {
-		target := v.crd.Version(gv.Version)
-		var s = v.schema
-		if target != nil {
+	if gv.Group == c.Group() && kind == c.Kind() {
+		var s *schema.Schema
+		if target := c.Version(gv.Version); target != nil {
 			s = target.schema
-		} else {
-			s = nil
 		}
-		if !v.crd.preserveUnknownFields() {
+		if !c.preserveUnknownFields() {
 			pruned = prune.Object(obj, s, prune.Options{Root: true}, nil)
 			defaulting.PruneNulls(obj, s)
 		}
@@ -229,39 +240,155 @@ func (v *Version) coerce(obj map[string]any, strict, dropInvalidMeta bool) (prun
 	return pruned, unknown, nil
 }
 
-// typeMeta reads apiVersion and kind as the server's unstructured decoder
-// does.
-func typeMeta(obj map[string]any) (runtimeschema.GroupVersionKind, error) {
-	var gvk runtimeschema.GroupVersionKind
-	kind, ok := obj["kind"].(string)
-	if !ok || kind == "" {
-		return gvk, errors.New("Object 'Kind' is missing in object")
+// defaultGVK is the kind and version a request to this version addresses.
+func (v *Version) defaultGVK() runtimeschema.GroupVersionKind {
+	return runtimeschema.GroupVersionKind{Group: v.crd.Group(), Version: v.name, Kind: v.crd.Kind()}
+}
+
+// decode decodes a request body as the server's JSON serializer does: the
+// type meta first (encoding/json, into apiVersion and kind), defaults from
+// the request's group, version and kind, then the object itself, strictly
+// (duplicate fields reported) or not.
+func (v *Version) decode(data []byte, strict bool) (map[string]any, *runtimeschema.GroupVersionKind, []string, error) {
+	findKind := struct {
+		APIVersion string `json:"apiVersion,omitempty"`
+		Kind       string `json:"kind,omitempty"`
+	}{}
+	if err := json.Unmarshal(data, &findKind); err != nil {
+		return nil, nil, nil, fmt.Errorf("couldn't get version/kind; json parse error: %v", err)
 	}
-	av, ok := obj["apiVersion"].(string)
-	if !ok || av == "" {
-		return gvk, errors.New("Object 'apiVersion' is missing in object")
-	}
-	gv, err := runtimeschema.ParseGroupVersion(av)
+	gv, err := runtimeschema.ParseGroupVersion(findKind.APIVersion)
 	if err != nil {
-		return gvk, err
+		return nil, nil, nil, err
 	}
-	return gv.WithKind(kind), nil
+	actual := withDefaults(gv.WithKind(findKind.Kind), v.defaultGVK())
+	var obj map[string]any
+	var strictErrs []string
+	if strict {
+		m := map[string]any{}
+		serrs, err := kjson.UnmarshalStrict(data, &m)
+		if err != nil {
+			return nil, &actual, nil, err
+		}
+		for _, e := range serrs {
+			strictErrs = append(strictErrs, e.Error())
+		}
+		obj = m
+	} else {
+		u := &unstructured.Unstructured{}
+		if err := kjson.UnmarshalCaseSensitivePreserveInts(data, u); err != nil {
+			return nil, &actual, nil, err
+		}
+		obj = u.Object
+	}
+	u := unstructured.Unstructured{Object: obj}
+	actual = u.GroupVersionKind()
+	if actual.Kind == "" {
+		return nil, &actual, nil, runtime.NewMissingKindErr(string(data))
+	}
+	return obj, &actual, strictErrs, nil
+}
+
+// withDefaults fills what the body leaves out from the request's group,
+// version and kind, as the server's serializer does.
+func withDefaults(actual, def runtimeschema.GroupVersionKind) runtimeschema.GroupVersionKind {
+	if actual.Kind == "" {
+		actual.Kind = def.Kind
+	}
+	if actual.Version == "" && actual.Group == "" {
+		actual.Group, actual.Version = def.Group, def.Version
+	}
+	if actual.Version == "" && actual.Group == def.Group {
+		actual.Version = def.Version
+	}
+	return actual
 }
 
 // decodeError wraps a decoding failure as the create handler does.
-func (v *Version) decodeError(gvk *runtimeschema.GroupVersionKind, err error) error {
+func (v *Version) decodeError(gvk *runtimeschema.GroupVersionKind, body []byte, err error) error {
 	if gvk != nil && gvk.Kind != "" {
 		return apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", gvk.Kind, gvk.Version, v.crd.Kind(), err))
 	}
-	return apierrors.NewBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type %s): %v", v.crd.Kind(), err))
+	return apierrors.NewBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type %s): %v (%s)", v.crd.Kind(), err, summarize(body, 30)))
+}
+
+// summarize abbreviates a request body for an error message as the server
+// does: JSON objects as text, anything else in hex.
+func summarize(data []byte, n int) string {
+	switch {
+	case len(data) == 0:
+		return "<empty>"
+	case data[0] == '{':
+		if len(data) > n {
+			return string(data[:n]) + " ..."
+		}
+		return string(data)
+	}
+	if len(data) > n {
+		return hex.EncodeToString(data[:n]) + " ..."
+	}
+	return hex.EncodeToString(data)
+}
+
+// defaultOwnVersion applies the defaults of the object's own version, as
+// the server's decoder does (nothing for objects of another group or kind,
+// or of a version the CRD does not define).
+func (c *CRD) defaultOwnVersion(obj map[string]any) {
+	av, _ := obj["apiVersion"].(string)
+	kind, _ := obj["kind"].(string)
+	gv, err := runtimeschema.ParseGroupVersion(av)
+	if err != nil || gv.Group != c.Group() || kind != c.Kind() {
+		return
+	}
+	if t := c.Version(gv.Version); t != nil && t.schema != nil {
+		defaulting.Apply(obj, t.schema)
+	}
+}
+
+// storeAndRead returns what the server answers after storing obj: converted
+// to the storage version and coerced there, then read back (coerced with
+// malformed metadata dropped, defaulted with the storage version's schema),
+// converted to the version asked for and coerced with its schema.
+func (c *CRD) storeAndRead(obj map[string]any, version string) map[string]any {
+	storage := c.StorageVersion()
+	if storage != version {
+		obj["apiVersion"] = c.Group() + "/" + storage
+		_, _, _ = c.coerce(obj, false, true)
+	}
+	// Read path: decode from storage.
+	_, _, _ = c.coerce(obj, false, true)
+	if md, ok := obj["metadata"].(map[string]any); ok {
+		if g, _ := md["generation"].(int64); g == 0 {
+			md["generation"] = int64(1)
+		}
+	}
+	c.defaultOwnVersion(obj)
+	obj["apiVersion"] = c.Group() + "/" + version
+	_, _, _ = c.coerce(obj, false, false)
+	if md, ok := obj["metadata"].(map[string]any); ok {
+		if ts, set := md["creationTimestamp"]; set && ts == nil {
+			delete(md, "creationTimestamp") // the server fills it in
+		}
+	}
+	return obj
+}
+
+// generateName appends five random characters to base, as the server's
+// name generator does (base cut to 58 characters first).
+func generateName(base string) string {
+	const alphabet = "bcdfghjklmnpqrstvwxz2456789"
+	if len(base) > 58 {
+		base = base[:58]
+	}
+	b := []byte(base)
+	for i := 0; i < 5; i++ {
+		b = append(b, alphabet[rand.IntN(len(alphabet))])
+	}
+	return string(b)
 }
 
 // wipeSystemFields clears what the server never takes from a request.
-func wipeSystemFields(obj map[string]any) {
-	md, ok := obj["metadata"].(map[string]any)
-	if !ok {
-		return
-	}
+func wipeSystemFields(md map[string]any) {
 	for _, k := range []string{"creationTimestamp", "uid", "deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"} {
 		delete(md, k)
 	}

@@ -32,19 +32,20 @@ var modes = []oracle.FieldValidation{oracle.Warn, oracle.Strict, oracle.Ignore}
 // Verdict is the server's answer to one case in one field-validation mode,
 // as recorded (JSON lines under CRDKIT_RECORD_DIR).
 type Verdict struct {
-	CRD      string         `json:"crd"`
-	Version  string         `json:"version"`
-	Case     string         `json:"case"`
-	Mutation string         `json:"mutation"`
-	Path     string         `json:"path,omitempty"`
-	Mode     string         `json:"mode"`
-	Raw      string         `json:"raw"`
-	Code     int            `json:"code"`
-	Reason   string         `json:"reason,omitempty"`
-	Message  string         `json:"message,omitempty"`
-	Causes   []Cause        `json:"causes,omitempty"`
-	Warnings []string       `json:"warnings,omitempty"`
-	Object   map[string]any `json:"object,omitempty"`
+	CRD       string         `json:"crd"`
+	Version   string         `json:"version"`
+	Case      string         `json:"case"`
+	Mutation  string         `json:"mutation"`
+	Path      string         `json:"path,omitempty"`
+	Mode      string         `json:"mode"`
+	Namespace string         `json:"namespace,omitempty"`
+	Raw       string         `json:"raw"`
+	Code      int            `json:"code"`
+	Reason    string         `json:"reason,omitempty"`
+	Message   string         `json:"message,omitempty"`
+	Causes    []Cause        `json:"causes,omitempty"`
+	Warnings  []string       `json:"warnings,omitempty"`
+	Object    map[string]any `json:"object,omitempty"`
 }
 
 // Cause is one metav1.StatusCause.
@@ -103,6 +104,8 @@ func TestServerRecordsCreateVerdicts(t *testing.T) {
 	var totalReqs int
 	var totalTook time.Duration
 	validRefused := map[string][]string{}
+	agr := newAgreement()
+	defer agr.report(t)
 
 	for _, crd := range crds {
 		var jobs []job
@@ -126,6 +129,11 @@ func TestServerRecordsCreateVerdicts(t *testing.T) {
 		start := time.Now()
 		verdicts := runJobs(t, ctx, jobs, workers)
 		took := time.Since(start)
+		if ck := loadCrdkit(t, crd); ck != nil {
+			for i := range verdicts {
+				compareCreate(agr, ck, &verdicts[i])
+			}
+		}
 		totalReqs += len(jobs)
 		totalTook += took
 
@@ -209,7 +217,7 @@ func runJobs(t *testing.T, ctx context.Context, jobs []job, workers int) []Verdi
 				r, err := srv.Do(rctx, oracle.Request{Op: oracle.OpCreate, DryRun: true, CRD: j.crd, Version: j.version,
 					Namespace: j.c.Namespace, Body: j.c.Raw, FieldValidation: j.mode})
 				cancel()
-				v := Verdict{CRD: j.crd, Version: j.version, Case: j.c.Name, Mutation: j.c.Mutation, Path: j.c.Path, Mode: string(j.mode), Raw: string(j.c.Raw), Code: r.Code, Warnings: r.Warnings}
+				v := Verdict{CRD: j.crd, Version: j.version, Case: j.c.Name, Mutation: j.c.Mutation, Path: j.c.Path, Mode: string(j.mode), Namespace: j.c.Namespace, Raw: string(j.c.Raw), Code: r.Code, Warnings: r.Warnings}
 				if err != nil {
 					v.Code, v.Message = -1, err.Error()
 				}

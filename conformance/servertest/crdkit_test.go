@@ -1,0 +1,149 @@
+package servertest
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+
+	"github.com/crdkit/crdkit"
+	"github.com/crdkit/crdkit/conformance/oracle"
+)
+
+// agreement counts, per capability, the cases where crdkit and the server
+// agree, the cases compared, and the cases not yet comparable (with why).
+type agreement struct {
+	mu      sync.Mutex
+	agree   map[string]int
+	total   map[string]int
+	skipped map[string]int
+	samples map[string][]string
+	seen    map[string]bool
+}
+
+func newAgreement() *agreement {
+	return &agreement{agree: map[string]int{}, total: map[string]int{}, skipped: map[string]int{}, samples: map[string][]string{}, seen: map[string]bool{}}
+}
+
+// record counts one case; for a disagreement it keeps one sample per kind
+// (the generator's mutation), so the report shows every distinct problem.
+func (a *agreement) record(capability, kind string, ok bool, sample string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.total[capability]++
+	if ok {
+		a.agree[capability]++
+		return
+	}
+	if !a.seen[capability+" "+kind] && len(a.samples[capability]) < 40 {
+		a.seen[capability+" "+kind] = true
+		a.samples[capability] = append(a.samples[capability], sample)
+	}
+}
+
+func (a *agreement) skip(why string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.skipped[why]++
+}
+
+// report prints the summary lines and fails the test on any disagreement.
+func (a *agreement) report(t *testing.T) {
+	t.Helper()
+	for _, c := range slices.Sorted(maps.Keys(a.total)) {
+		fmt.Printf("conformance: %s %d/%d cases agree\n", c, a.agree[c], a.total[c])
+		for _, s := range a.samples[c] {
+			t.Errorf("%s disagreement:\n%s", c, s)
+		}
+	}
+	for _, why := range slices.Sorted(maps.Keys(a.skipped)) {
+		fmt.Printf("conformance: not compared yet: %d cases (%s)\n", a.skipped[why], why)
+	}
+}
+
+// compareCreate checks crdkit's dry-run create against the server's verdict.
+// Until value validation lands (issue 6), cases the server refuses with 422
+// are not compared.
+func compareCreate(a *agreement, crd *crdkit.CRD, v *Verdict) {
+	ver := crd.Version(v.Version)
+	if ver == nil {
+		a.skip("version not loaded")
+		return
+	}
+	if v.Code == 422 {
+		a.skip("server refused with 422: value validation is issue 6")
+		return
+	}
+	res := ver.CreateJSON([]byte(v.Raw), crdkit.CreateOptions{FieldValidation: crdkit.FieldValidation(v.Mode), Namespace: v.Namespace})
+	var got Verdict
+	got.Warnings = res.Warnings
+	got.Code = 201
+	if st := res.Status(); st != nil {
+		got.Code, got.Reason, got.Message = int(st.Code), string(st.Reason), st.Message
+	} else {
+		got.Object = oracle.Normalize(jsonRoundTrip(res.Object))
+	}
+	want := Verdict{Code: v.Code, Warnings: v.Warnings, Object: v.Object}
+	if v.Code != 201 {
+		want.Reason, want.Message = v.Reason, v.Message
+	}
+	// A warning the server adds for every create, outside decoding.
+	want.Warnings = slices.DeleteFunc(slices.Clone(want.Warnings), func(w string) bool {
+		return strings.HasPrefix(w, "metadata.finalizers: ")
+	})
+	desc := fmt.Sprintf("%s %s %s [%s]\n  input: %s", v.CRD, v.Version, v.Case, v.Mode, truncate(v.Raw, 400))
+	a.record("create-code", v.Mutation, got.Code == want.Code && got.Reason == want.Reason && got.Message == want.Message,
+		fmt.Sprintf("%s\n  server: %d %s %s\n  crdkit: %d %s %s", desc, want.Code, want.Reason, want.Message, got.Code, got.Reason, got.Message))
+	a.record("create-warnings", v.Mutation, slices.Equal(got.Warnings, want.Warnings),
+		fmt.Sprintf("%s\n  server: %q\n  crdkit: %q", desc, want.Warnings, got.Warnings))
+	if want.Code == 201 && got.Code == 201 {
+		dropGeneratedName(got.Object)
+		dropGeneratedName(want.Object)
+		a.record("create-object", v.Mutation, reflect.DeepEqual(got.Object, want.Object),
+			fmt.Sprintf("%s\n  server: %s\n  crdkit: %s", desc, mustJSON(want.Object), mustJSON(got.Object)))
+	}
+}
+
+func loadCrdkit(t *testing.T, crd *apiextensionsv1.CustomResourceDefinition) *crdkit.CRD {
+	c, err := crdkit.New(crd)
+	if err != nil {
+		t.Errorf("crdkit refuses %s, which the server accepted: %v", crd.Name, err)
+		return nil
+	}
+	return c
+}
+
+func jsonRoundTrip(m map[string]any) map[string]any {
+	b, _ := json.Marshal(m)
+	var out map[string]any
+	_ = json.Unmarshal(b, &out)
+	return out
+}
+
+func mustJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return truncate(string(b), 1500)
+}
+
+func truncate(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "..."
+	}
+	return s
+}
+
+// dropGeneratedName removes a name generated from generateName, which is
+// random on both sides.
+func dropGeneratedName(obj map[string]any) {
+	md, _ := obj["metadata"].(map[string]any)
+	base, _ := md["generateName"].(string)
+	if name, _ := md["name"].(string); base != "" && len(name) == len(base)+5 && strings.HasPrefix(name, base) {
+		delete(md, "name")
+	}
+}
