@@ -99,17 +99,17 @@ var applyCases = []testCase{
 	{"null without default kept", `{"properties":{"a":{"type":"string"},"b":{"type":"string","default":"B"}}}`, `{"a":null}`, `{"a":null,"b":"B"}`},
 	{"default null is no default", `{"properties":{"a":{"type":"string","default":null}}}`, `{"b":1}`, `{"b":1}`},
 	{"nested defaults in default", `{"properties":{"spec":{"type":"object","default":{},"properties":{"r":{"type":"integer","default":1},"s":{"type":"object","default":{"x":null},"properties":{"x":{"type":"string","default":"X"}}}}}}}`,
-		`{}`, `{"spec":{"r":1.0,"s":{"x":"X"}}}`},
+		`{}`, `{"spec":{"r":1,"s":{"x":"X"}}}`},
 	{"default not overwritten by nested", `{"properties":{"spec":{"type":"object","default":{"r":5},"properties":{"r":{"type":"integer","default":1},"t":{"type":"integer","default":2}}}}}`,
-		`{}`, `{"spec":{"r":5.0,"t":2.0}}`},
+		`{}`, `{"spec":{"r":5,"t":2}}`},
 	{"numbers keep their type", `{"properties":{"i":{"type":"integer","default":3},"f":{"type":"number","default":1.5}}}`,
-		`{}`, `{"i":3.0,"f":1.5}`}, // ParseProps decodes defaults as float64
+		`{}`, `{"i":3,"f":1.5}`}, // ParseProps decodes integral defaults as int64, as the server does
 	{"additionalProperties null non-nullable", `{"additionalProperties":{"type":"string","default":"A"}}`,
 		`{"x":null,"y":"b"}`, `{"x":"A","y":"b"}`},
 	{"additionalProperties null nullable", `{"additionalProperties":{"type":"string","nullable":true,"default":"A"}}`,
 		`{"x":null}`, `{"x":null}`},
 	{"additionalProperties null without default", `{"additionalProperties":{"type":"object","properties":{"a":{"default":1}}}}`,
-		`{"x":null,"y":{}}`, `{"x":null,"y":{"a":1.0}}`},
+		`{"x":null,"y":{}}`, `{"x":null,"y":{"a":1}}`},
 	{"additionalProperties true", `{"type":"object","additionalProperties":true}`, `{"x":null}`, `{"x":null}`},
 	{"additionalProperties nested", `{"additionalProperties":{"type":"object","properties":{"a":{"type":"string","default":"alpha"},"b":{"type":"string","default":"beta"}}}}`,
 		`{"x":{"a":"1"},"y":{"b":"2"}}`, `{"x":{"a":"1","b":"beta"},"y":{"a":"alpha","b":"2"}}`},
@@ -121,12 +121,12 @@ var applyCases = []testCase{
 		`{"x":null,"y":"b","p":null,"s":{}}`, `{"p":null,"q":"Q","s":{"t":"T"},"x":"A","y":"b"}`},
 	{"array null non-nullable items", `{"items":{"type":"string","default":"A"}}`, `[null,"b",null]`, `["A","b","A"]`},
 	{"array null nullable items", `{"items":{"type":"string","nullable":true,"default":"A"}}`, `[null]`, `[null]`},
-	{"array null items without default", `{"items":{"type":"object","properties":{"a":{"default":1}}}}`, `[null,{}]`, `[null,{"a":1.0}]`},
+	{"array null items without default", `{"items":{"type":"object","properties":{"a":{"default":1}}}}`, `[null,{}]`, `[null,{"a":1}]`},
 	{"array of objects", `{"items":{"properties":{"a":{"default":"A"},"b":{"default":"B"}}}}`,
 		`[{"a":1},{"b":1}]`, `[{"a":1,"b":"B"},{"a":"A","b":1}]`},
 	{"array default then items", `{"properties":{"l":{"type":"array","default":[null,{}],"items":{"type":"object","default":{"d":0},"properties":{"e":{"type":"string","default":"E"}}}}}}`,
-		`{}`, `{"l":[{"d":0.0,"e":"E"},{"e":"E"}]}`},
-	{"nested arrays", `{"items":{"items":{"type":"integer","default":7}}}`, `[[null],null,[1,null]]`, `[[7.0],null,[1,7.0]]`},
+		`{}`, `{"l":[{"d":0,"e":"E"},{"e":"E"}]}`},
+	{"nested arrays", `{"items":{"items":{"type":"integer","default":7}}}`, `[[null],null,[1,null]]`, `[[7],null,[1,7]]`},
 	{"type mismatch not walked", `{"properties":{"a":{"type":"object","properties":{"b":{"default":"B"}}}}}`,
 		`{"a":"str"}`, `{"a":"str"}`},
 	{"schema type ignored", `{"type":"array","properties":{"a":{"default":"A"}},"items":{"properties":{"b":{"default":"B"}}}}`,
@@ -136,7 +136,7 @@ var applyCases = []testCase{
 	{"embedded resource no special case", `{"properties":{"r":{"type":"object","x-kubernetes-embedded-resource":true,"properties":{"apiVersion":{"type":"string","default":"v1"},"kind":{"type":"string"},"metadata":{"type":"object","properties":{"name":{"type":"string","default":"n"}}}}}}}`,
 		`{"r":{"metadata":{}}}`, `{"r":{"apiVersion":"v1","metadata":{"name":"n"}}}`},
 	{"int-or-string", `{"properties":{"port":{"x-kubernetes-int-or-string":true,"default":"http"}}}`, `{"port":null}`, `{"port":"http"}`},
-	{"unknown keys not walked", `{"properties":{"a":{"properties":{"b":{"default":1}}}}}`, `{"a":{},"z":{"b":null}}`, `{"a":{"b":1.0},"z":{"b":null}}`},
+	{"unknown keys not walked", `{"properties":{"a":{"properties":{"b":{"default":1}}}}}`, `{"a":{},"z":{"b":null}}`, `{"a":{"b":1},"z":{"b":null}}`},
 }
 
 func TestApply(t *testing.T) {
@@ -453,14 +453,4 @@ func refPruneNulls(x any, s *schema.Schema) {
 	}
 }
 
-func refCopy(v any) any {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(err)
-	}
-	var out any
-	if err := json.Unmarshal(b, &out); err != nil {
-		panic(err)
-	}
-	return out
-}
+func refCopy(v any) any { return refCopyTyped(v) }

@@ -307,6 +307,7 @@ func checkMapListKeysMapSet(s *Props, pth *Path, errs *ErrorList) {
 var newlines = regexp.MustCompile(`[\n\r]+`)
 
 func checkRules(s *Props, pth *Path, errs *ErrorList) {
+	buildable := -1 // BuildError(s) == nil, computed once when needed
 	for i, r := range s.XValidations {
 		rp := pth.Child("x-kubernetes-validations").Index(i)
 		rule := strings.TrimSpace(r.Rule)
@@ -333,7 +334,13 @@ func checkRules(s *Props, pth *Path, errs *ErrorList) {
 		if newlines.MatchString(r.FieldPath) {
 			*errs = append(*errs, invalid(rp.Child("fieldPath"), r.FieldPath, "must not contain line breaks"))
 		}
-		if r.FieldPath != "" && BuildError(s) == nil {
+		if r.FieldPath != "" && buildable < 0 {
+			buildable = 0
+			if BuildError(s) == nil {
+				buildable = 1
+			}
+		}
+		if r.FieldPath != "" && buildable == 1 {
 			if _, err := FieldPath(s, r.FieldPath); err != nil {
 				*errs = append(*errs, invalid(rp.Child("fieldPath"), r.FieldPath, "must be a valid path"))
 			}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"iter"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -108,24 +109,31 @@ func compile(p *Props, depth int) (*Schema, error) {
 		preserve:         p.XPreserveUnknownFields != nil && *p.XPreserveUnknownFields,
 		embedded:         p.XEmbeddedResource,
 		intOrString:      p.XIntOrString,
-		maximum:          p.Maximum,
-		minimum:          p.Minimum,
+		maximum:          copyPtr(p.Maximum),
+		minimum:          copyPtr(p.Minimum),
 		exclusiveMaximum: p.ExclusiveMaximum,
 		exclusiveMinimum: p.ExclusiveMinimum,
-		multipleOf:       p.MultipleOf,
-		maxLength:        p.MaxLength,
-		minLength:        p.MinLength,
-		maxItems:         p.MaxItems,
-		minItems:         p.MinItems,
-		maxProps:         p.MaxProperties,
-		minProps:         p.MinProperties,
-		enum:             p.Enum,
-		required:         p.Required,
-		listMapKeys:      p.XListMapKeys,
-		rules:            p.XValidations,
+		multipleOf:       copyPtr(p.MultipleOf),
+		maxLength:        copyPtr(p.MaxLength),
+		minLength:        copyPtr(p.MinLength),
+		maxItems:         copyPtr(p.MaxItems),
+		minItems:         copyPtr(p.MinItems),
+		maxProps:         copyPtr(p.MaxProperties),
+		minProps:         copyPtr(p.MinProperties),
+		required:         slices.Clone(p.Required),
+		listMapKeys:      slices.Clone(p.XListMapKeys),
+		rules:            slices.Clone(p.XValidations),
+	}
+	// The compiled schema owns its values: nothing the caller keeps can
+	// change it afterwards.
+	if p.Enum != nil {
+		s.enum = make([]any, len(p.Enum))
+		for i, e := range p.Enum {
+			s.enum[i] = DeepCopyValue(e)
+		}
 	}
 	if p.Default != nil && p.Default.V != nil {
-		s.hasDefault, s.def = true, p.Default.V
+		s.hasDefault, s.def = true, DeepCopyValue(p.Default.V)
 		s.summary |= HasDefaults
 	}
 	if p.XListType != nil {
@@ -200,6 +208,34 @@ func compile(p *Props, depth int) (*Schema, error) {
 		}
 	}
 	return s, nil
+}
+
+func copyPtr[T any](p *T) *T {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
+}
+
+// DeepCopyValue copies a decoded JSON value (maps and slices recursively;
+// scalars as they are).
+func DeepCopyValue(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, e := range t {
+			out[k] = DeepCopyValue(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(t))
+		for i, e := range t {
+			out[i] = DeepCopyValue(e)
+		}
+		return out
+	}
+	return v
 }
 
 // children returns the structural children (items, properties,

@@ -152,7 +152,7 @@ func TestCompileErrors(t *testing.T) {
 		{"build error", `{"type":"object","properties":{"a":{"$ref":"#/x"}}}`, "OpenAPIV3Schema '$ref' is not supported"},
 		{"invalid pattern", `{"type":"object","properties":{"a":{"type":"string","pattern":"a(b"}}}`, "pattern \"a(b\": error parsing regexp: missing closing ): `a(b`"},
 		{"invalid pattern in a junctor", `{"type":"object","allOf":[{"pattern":"[z-a]"}]}`, "pattern \"[z-a]\": error parsing regexp: invalid character class range: `z-a`"},
-		{"not JSON", `{"type":`, "unexpected end of JSON input"},
+		{"not JSON", `{"type":`, "unexpected EOF"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,7 +1,8 @@
 // Package schema compiles the OpenAPI v3 schemas of CustomResourceDefinitions
 // and makes the Kubernetes API server's checks on them: whether a schema can
 // be turned into a structural schema at all, whether it is structural, and
-// the per-node checks the server makes when a CRD is created or updated.
+// the per-node checks the server makes when a CRD is created or updated. A
+// compiled schema then validates objects as the server does.
 //
 // The reference is k8s.io/apiextensions-apiserver v0.37: its
 // pkg/apiserver/schema (NewStructural, ValidateStructural) and
@@ -18,6 +19,7 @@
 //     pointer, and "default: null" is the same as no default.
 //   - [Schema] is the output of [Compile]: an immutable tree with properties
 //     sorted, patterns compiled and a [Summary] of what each subtree contains.
+//     It checks objects ([Schema.Validate], [Schema.ValidateListTypes]).
 //   - A node is one schema object in the tree; its structural children are
 //     items, properties and additionalProperties. The junctors allOf, anyOf,
 //     oneOf and not hold value validations only.
@@ -28,11 +30,15 @@
 //
 // # Value model
 //
-// The values a schema carries (default, example, enum) are decoded JSON
-// values: nil, bool, string, a number, []any and map[string]any. [ParseProps]
-// decodes numbers as float64, as encoding/json does; Props built by hand or
-// from the server's own types may carry int64 as well. [Value] wraps default
-// and example so that a present null can be told from an absent keyword.
+// Objects, and the values a schema carries (default, example, enum), are
+// decoded JSON: nil, bool, string, int64 or float64, []any and
+// map[string]any. The server decodes requests with sigs.k8s.io/json's
+// UnmarshalCaseSensitivePreserveInts, which gives int64 for integers that
+// fit and float64 for other numbers; callers should decode objects the same
+// way. [ParseProps] decodes the numbers in default, example and enum as
+// float64, as encoding/json does, while Props built from the server's own
+// types carry int64 for integers. [Value] wraps default and example so that
+// a present null can be told from an absent keyword.
 //
 // # Concurrency
 //
@@ -71,4 +77,9 @@
 // uses: matching takes time linear in the input and there are no
 // backreferences. Compile does all parsing and compilation once, so a compiled
 // Schema does no such work per object.
+//
+// ParseProps does not apply the bound while decoding (only encoding/json's
+// limit of 10,000 nested JSON values applies), and its cost grows with the
+// size of the input times its nesting depth: bound the size of untrusted
+// input before parsing it.
 package schema

@@ -22,6 +22,8 @@ const (
 	ErrorTypeForbidden    ErrorType = "FieldValueForbidden"
 	ErrorTypeTooLong      ErrorType = "FieldValueTooLong"
 	ErrorTypeTooMany      ErrorType = "FieldValueTooMany"
+	ErrorTypeTooShort     ErrorType = "FieldValueTooShort"
+	ErrorTypeTooFew       ErrorType = "FieldValueTooFew"
 	ErrorTypeInternal     ErrorType = "InternalError"
 	ErrorTypeTypeInvalid  ErrorType = "FieldValueTypeInvalid"
 )
@@ -45,6 +47,10 @@ func (t ErrorType) label() string {
 		return "Too long"
 	case ErrorTypeTooMany:
 		return "Too many"
+	case ErrorTypeTooShort:
+		return "Too short"
+	case ErrorTypeTooFew:
+		return "Too few"
 	case ErrorTypeInternal:
 		return "Internal error"
 	case ErrorTypeTypeInvalid:
@@ -71,7 +77,7 @@ func (e *Error) Body() string {
 	s := e.Type.label()
 	switch e.Type {
 	case ErrorTypeInvalid, ErrorTypeTypeInvalid, ErrorTypeNotSupported, ErrorTypeNotFound,
-		ErrorTypeDuplicate, ErrorTypeTooMany:
+		ErrorTypeDuplicate, ErrorTypeTooMany, ErrorTypeTooFew:
 		s += ": " + renderValue(e.BadValue)
 	}
 	if e.Detail != "" {

@@ -87,10 +87,7 @@ func childOf(p *Path, name string) *Path {
 }
 
 func keyOf(p *Path, k string) *Path {
-	if p == nil {
-		return (&Path{}).Key(k)
-	}
-	return p.Key(k)
+	return p.Key(k) // a nil parent makes the subscript the root, as upstream
 }
 
 // Root returns the first element of p (its field name, or "" for a

@@ -59,7 +59,13 @@ func (p *Path) String() string {
 			b.WriteByte(']')
 			continue
 		}
-		if e.parent != nil && e.name != "" {
+		if e.name == "" {
+			// An empty field name renders as an empty subscript, as the
+			// server's field.Path does.
+			b.WriteString("[]")
+			continue
+		}
+		if e.parent != nil {
 			b.WriteByte('.')
 		}
 		b.WriteString(e.name)

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
 )
 
 // Props is an OpenAPI v3 schema as a CustomResourceDefinition spells it: the
@@ -12,8 +14,9 @@ import (
 // look at it: nil and empty slices and maps are kept apart, and so are absent
 // and false pointers.
 //
-// Numbers in default, example and enum are decoded as encoding/json decodes
-// into interface values (float64), as the server's conversion does.
+// Numbers in default, example and enum are int64 for integers that fit and
+// float64 otherwise, as the server's conversion to its internal types gives
+// them.
 type Props struct {
 	ID               string
 	Schema           string // $schema
@@ -99,206 +102,405 @@ type ValidationRule struct {
 	OptionalOldSelf   *bool   `json:"optionalOldSelf,omitempty"`
 }
 
-// propsJSON is the wire shape of Props.
-type propsJSON struct {
-	ID                     string                     `json:"id,omitempty"`
-	Schema                 string                     `json:"$schema,omitempty"`
-	Ref                    *string                    `json:"$ref,omitempty"`
-	Description            string                     `json:"description,omitempty"`
-	Type                   string                     `json:"type,omitempty"`
-	Format                 string                     `json:"format,omitempty"`
-	Title                  string                     `json:"title,omitempty"`
-	Default                json.RawMessage            `json:"default,omitempty"`
-	Maximum                *float64                   `json:"maximum,omitempty"`
-	ExclusiveMaximum       bool                       `json:"exclusiveMaximum,omitempty"`
-	Minimum                *float64                   `json:"minimum,omitempty"`
-	ExclusiveMinimum       bool                       `json:"exclusiveMinimum,omitempty"`
-	MaxLength              *int64                     `json:"maxLength,omitempty"`
-	MinLength              *int64                     `json:"minLength,omitempty"`
-	Pattern                string                     `json:"pattern,omitempty"`
-	MaxItems               *int64                     `json:"maxItems,omitempty"`
-	MinItems               *int64                     `json:"minItems,omitempty"`
-	UniqueItems            bool                       `json:"uniqueItems,omitempty"`
-	MultipleOf             *float64                   `json:"multipleOf,omitempty"`
-	Enum                   []json.RawMessage          `json:"enum,omitempty"`
-	MaxProperties          *int64                     `json:"maxProperties,omitempty"`
-	MinProperties          *int64                     `json:"minProperties,omitempty"`
-	Required               []string                   `json:"required,omitempty"`
-	Items                  json.RawMessage            `json:"items,omitempty"`
-	AllOf                  []*Props                   `json:"allOf,omitempty"`
-	OneOf                  []*Props                   `json:"oneOf,omitempty"`
-	AnyOf                  []*Props                   `json:"anyOf,omitempty"`
-	Not                    *Props                     `json:"not,omitempty"`
-	Properties             map[string]*Props          `json:"properties,omitempty"`
-	AdditionalProperties   json.RawMessage            `json:"additionalProperties,omitempty"`
-	PatternProperties      map[string]*Props          `json:"patternProperties,omitempty"`
-	Dependencies           map[string]json.RawMessage `json:"dependencies,omitempty"`
-	AdditionalItems        json.RawMessage            `json:"additionalItems,omitempty"`
-	Definitions            map[string]*Props          `json:"definitions,omitempty"`
-	ExternalDocs           *ExternalDocs              `json:"externalDocs,omitempty"`
-	Example                json.RawMessage            `json:"example,omitempty"`
-	Nullable               bool                       `json:"nullable,omitempty"`
-	XPreserveUnknownFields *bool                      `json:"x-kubernetes-preserve-unknown-fields,omitempty"`
-	XEmbeddedResource      bool                       `json:"x-kubernetes-embedded-resource,omitempty"`
-	XIntOrString           bool                       `json:"x-kubernetes-int-or-string,omitempty"`
-	XListMapKeys           []string                   `json:"x-kubernetes-list-map-keys,omitempty"`
-	XListType              *string                    `json:"x-kubernetes-list-type,omitempty"`
-	XMapType               *string                    `json:"x-kubernetes-map-type,omitempty"`
-	XValidations           []ValidationRule           `json:"x-kubernetes-validations,omitempty"`
-}
-
-var nullLiteral = []byte("null")
-
-func isNull(b []byte) bool { return len(b) == 0 || bytes.Equal(b, nullLiteral) }
-
-// decodeAny decodes a JSON value as the server's v1-to-internal conversion
-// does: numbers become float64, null becomes nil.
-func decodeAny(b []byte) (any, error) {
-	if isNull(b) {
-		return nil, nil
-	}
-	var v any
-	err := json.Unmarshal(b, &v)
-	return v, err
-}
-
 // UnmarshalJSON decodes the openAPIV3Schema JSON of a CRD version with the
-// same presence rules as apiextensions.k8s.io/v1.
+// presence rules of apiextensions.k8s.io/v1 (see ParseProps).
 func (p *Props) UnmarshalJSON(data []byte) error {
-	var w propsJSON
-	if err := json.Unmarshal(data, &w); err != nil {
+	q, err := ParseProps(data)
+	if err != nil {
 		return err
 	}
-	*p = Props{
-		ID: w.ID, Schema: w.Schema, Ref: w.Ref, Description: w.Description, Type: w.Type,
-		Format: w.Format, Title: w.Title, Maximum: w.Maximum, ExclusiveMaximum: w.ExclusiveMaximum,
-		Minimum: w.Minimum, ExclusiveMinimum: w.ExclusiveMinimum, MaxLength: w.MaxLength,
-		MinLength: w.MinLength, Pattern: w.Pattern, MaxItems: w.MaxItems, MinItems: w.MinItems,
-		UniqueItems: w.UniqueItems, MultipleOf: w.MultipleOf, MaxProperties: w.MaxProperties,
-		MinProperties: w.MinProperties, Required: w.Required, AllOf: w.AllOf, OneOf: w.OneOf,
-		AnyOf: w.AnyOf, Not: w.Not, Properties: w.Properties, PatternProperties: w.PatternProperties,
-		Definitions: w.Definitions, ExternalDocs: w.ExternalDocs, Nullable: w.Nullable,
-		XPreserveUnknownFields: w.XPreserveUnknownFields, XEmbeddedResource: w.XEmbeddedResource,
-		XIntOrString: w.XIntOrString, XListMapKeys: w.XListMapKeys, XListType: w.XListType,
-		XMapType: w.XMapType, XValidations: w.XValidations,
+	if q == nil {
+		q = new(Props)
 	}
-	// A null schema inside a map or list is an empty schema in the v1 types.
-	fillNil(p.AllOf)
-	fillNil(p.OneOf)
-	fillNil(p.AnyOf)
-	fillNilMap(p.Properties)
-	fillNilMap(p.PatternProperties)
-	fillNilMap(p.Definitions)
-	// A JSON null for a pointer field leaves it absent, as in the v1 types.
-	if !isNull(w.Default) {
-		v, err := decodeAny(w.Default)
-		if err != nil {
-			return err
+	*p = *q
+	return nil
+}
+
+// ParseProps decodes the JSON of an openAPIV3Schema in one pass. Keys are
+// case sensitive, as the server reads them; unknown keys are ignored; a
+// duplicate key keeps its last value. Numbers in default, example and enum
+// become int64 when they are integers that fit, float64 otherwise, as the
+// server's conversion to its internal types gives them. A JSON null gives a
+// nil *Props. Schemas nested deeper than the supported depth are refused
+// with ErrTooDeep.
+func ParseProps(data []byte) (*Props, error) {
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		return nil, err
+	}
+	if _, err := d.Token(); err != io.EOF {
+		return nil, errors.New("invalid character after top-level value")
+	}
+	if v == nil {
+		return new(Props), nil // as a null decodes into the v1 type
+	}
+	if err := checkNumbers(v, 0); err != nil {
+		return nil, err
+	}
+	return propsFrom(v, "", 0)
+}
+
+// checkNumbers refuses numbers that do not fit a float64, as decoding into
+// the server's types does.
+func checkNumbers(v any, depth int) error {
+	switch t := v.(type) {
+	case json.Number:
+		if _, err := t.Float64(); err != nil {
+			return fmt.Errorf("json: cannot unmarshal number %s into a float64", string(t))
 		}
-		p.Default = &Value{v}
-	}
-	if !isNull(w.Example) {
-		v, err := decodeAny(w.Example)
-		if err != nil {
-			return err
-		}
-		p.Example = &Value{v}
-	}
-	for _, e := range w.Enum {
-		v, err := decodeAny(e)
-		if err != nil {
-			return err
-		}
-		p.Enum = append(p.Enum, v)
-	}
-	if !isNull(w.Items) {
-		p.HasItems = true
-		switch w.Items[0] {
-		case '{':
-			p.Items = new(Props)
-			if err := json.Unmarshal(w.Items, p.Items); err != nil {
+	case []any:
+		for _, e := range t {
+			if err := checkNumbers(e, depth+1); err != nil {
 				return err
 			}
-		case '[':
-			if err := json.Unmarshal(w.Items, &p.ItemsArray); err != nil {
+		}
+	case map[string]any:
+		for _, e := range t {
+			if err := checkNumbers(e, depth+1); err != nil {
 				return err
 			}
-			fillNil(p.ItemsArray)
-			if p.ItemsArray == nil {
-				p.ItemsArray = []*Props{}
-			}
-		}
-	}
-	var err error
-	if p.AdditionalProperties, err = decodePropsOrBool(w.AdditionalProperties); err != nil {
-		return err
-	}
-	if p.AdditionalItems, err = decodePropsOrBool(w.AdditionalItems); err != nil {
-		return err
-	}
-	if w.Dependencies != nil {
-		p.Dependencies = make(map[string]Dependency, len(w.Dependencies))
-		for k, raw := range w.Dependencies {
-			var d Dependency
-			if len(raw) > 1 {
-				switch raw[0] {
-				case '{':
-					d.Schema = new(Props)
-					if err := json.Unmarshal(raw, d.Schema); err != nil {
-						return err
-					}
-				case '[':
-					if err := json.Unmarshal(raw, &d.Property); err != nil {
-						return err
-					}
-				}
-			}
-			p.Dependencies[k] = d
 		}
 	}
 	return nil
 }
 
-func decodePropsOrBool(raw []byte) (*PropsOrBool, error) {
-	if isNull(raw) {
+// propsFrom builds Props from a decoded JSON value (numbers as
+// json.Number). at names the place for error messages.
+func propsFrom(v any, at string, depth int) (*Props, error) {
+	if v == nil {
 		return nil, nil
 	}
-	switch {
-	case raw[0] == '{':
-		s := new(Props)
-		if err := json.Unmarshal(raw, s); err != nil {
-			return nil, err
-		}
-		return &PropsOrBool{Allows: true, Schema: s}, nil
-	case string(raw) == "true":
-		return &PropsOrBool{Allows: true}, nil
-	case string(raw) == "false":
-		return &PropsOrBool{}, nil
+	if depth > maxDepth {
+		return nil, ErrTooDeep
 	}
-	return nil, errors.New("boolean or JSON schema expected")
-}
-
-// ParseProps decodes the JSON of an openAPIV3Schema.
-func ParseProps(data []byte) (*Props, error) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("%s: a schema must be a JSON object, got %s", where(at), jsonKind(v))
+	}
 	p := new(Props)
-	if err := json.Unmarshal(data, p); err != nil {
+	var err error
+	str := func(k string, dst *string) {
+		if x, ok := m[k]; ok && x != nil && err == nil {
+			if *dst, ok = x.(string); !ok {
+				err = typeError(at, k, "string", x)
+			}
+		}
+	}
+	strPtr := func(k string, dst **string) {
+		if x, ok := m[k]; ok && x != nil && err == nil {
+			s, ok := x.(string)
+			if !ok {
+				err = typeError(at, k, "string", x)
+				return
+			}
+			*dst = &s
+		}
+	}
+	boolean := func(k string, dst *bool) {
+		if x, ok := m[k]; ok && x != nil && err == nil {
+			if *dst, ok = x.(bool); !ok {
+				err = typeError(at, k, "boolean", x)
+			}
+		}
+	}
+	boolPtr := func(k string, dst **bool) {
+		if x, ok := m[k]; ok && x != nil && err == nil {
+			b, ok := x.(bool)
+			if !ok {
+				err = typeError(at, k, "boolean", x)
+				return
+			}
+			*dst = &b
+		}
+	}
+	float := func(k string, dst **float64) {
+		if x, ok := m[k]; ok && x != nil && err == nil {
+			n, ok := x.(json.Number)
+			if !ok {
+				err = typeError(at, k, "number", x)
+				return
+			}
+			f, e := n.Float64()
+			if e != nil {
+				err = fmt.Errorf("%s.%s: %v", where(at), k, e)
+				return
+			}
+			*dst = &f
+		}
+	}
+	integer := func(k string, dst **int64) {
+		if x, ok := m[k]; ok && x != nil && err == nil {
+			n, ok := x.(json.Number)
+			if !ok {
+				err = typeError(at, k, "integer", x)
+				return
+			}
+			i, e := n.Int64()
+			if e != nil {
+				err = fmt.Errorf("%s.%s: %v", where(at), k, e)
+				return
+			}
+			*dst = &i
+		}
+	}
+	strs := func(k string, dst *[]string) {
+		if x, ok := m[k]; ok && x != nil && err == nil {
+			l, ok := x.([]any)
+			if !ok {
+				err = typeError(at, k, "array", x)
+				return
+			}
+			out := make([]string, 0, len(l))
+			for _, e := range l {
+				s, ok := e.(string)
+				if !ok && e != nil {
+					err = typeError(at, k, "array of strings", e)
+					return
+				}
+				out = append(out, s)
+			}
+			*dst = out
+		}
+	}
+	value := func(k string, dst **Value) {
+		if x, ok := m[k]; ok && x != nil {
+			*dst = &Value{V: plainValue(x)}
+		}
+	}
+	str("id", &p.ID)
+	str("$schema", &p.Schema)
+	strPtr("$ref", &p.Ref)
+	str("description", &p.Description)
+	str("type", &p.Type)
+	str("format", &p.Format)
+	str("title", &p.Title)
+	value("default", &p.Default)
+	float("maximum", &p.Maximum)
+	boolean("exclusiveMaximum", &p.ExclusiveMaximum)
+	float("minimum", &p.Minimum)
+	boolean("exclusiveMinimum", &p.ExclusiveMinimum)
+	integer("maxLength", &p.MaxLength)
+	integer("minLength", &p.MinLength)
+	str("pattern", &p.Pattern)
+	integer("maxItems", &p.MaxItems)
+	integer("minItems", &p.MinItems)
+	boolean("uniqueItems", &p.UniqueItems)
+	float("multipleOf", &p.MultipleOf)
+	integer("maxProperties", &p.MaxProperties)
+	integer("minProperties", &p.MinProperties)
+	strs("required", &p.Required)
+	boolean("nullable", &p.Nullable)
+	value("example", &p.Example)
+	boolPtr("x-kubernetes-preserve-unknown-fields", &p.XPreserveUnknownFields)
+	boolean("x-kubernetes-embedded-resource", &p.XEmbeddedResource)
+	boolean("x-kubernetes-int-or-string", &p.XIntOrString)
+	strs("x-kubernetes-list-map-keys", &p.XListMapKeys)
+	strPtr("x-kubernetes-list-type", &p.XListType)
+	strPtr("x-kubernetes-map-type", &p.XMapType)
+	if err != nil {
 		return nil, err
+	}
+	if x, ok := m["enum"]; ok && x != nil {
+		l, ok := x.([]any)
+		if !ok {
+			return nil, typeError(at, "enum", "array", x)
+		}
+		for _, e := range l {
+			p.Enum = append(p.Enum, plainValue(e))
+		}
+	}
+	if x, ok := m["items"]; ok && x != nil {
+		p.HasItems = true
+		switch t := x.(type) {
+		case map[string]any:
+			if p.Items, err = propsFrom(t, at+".items", depth+1); err != nil {
+				return nil, err
+			}
+		case []any:
+			if p.ItemsArray, err = propsList(t, at+".items", depth); err != nil {
+				return nil, err
+			}
+		default:
+			// The v1 type ignores an items value that is neither a schema
+			// nor a list: present, but empty.
+		}
+	}
+	for _, l := range []struct {
+		k   string
+		dst *[]*Props
+	}{{"allOf", &p.AllOf}, {"oneOf", &p.OneOf}, {"anyOf", &p.AnyOf}} {
+		if x, ok := m[l.k]; ok && x != nil {
+			a, ok := x.([]any)
+			if !ok {
+				return nil, typeError(at, l.k, "array", x)
+			}
+			if *l.dst, err = propsList(a, at+"."+l.k, depth); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if p.Not, err = propsFrom(m["not"], at+".not", depth+1); err != nil {
+		return nil, err
+	}
+	for _, mp := range []struct {
+		k   string
+		dst *map[string]*Props
+	}{{"properties", &p.Properties}, {"patternProperties", &p.PatternProperties}, {"definitions", &p.Definitions}} {
+		if x, ok := m[mp.k]; ok && x != nil {
+			o, ok := x.(map[string]any)
+			if !ok {
+				return nil, typeError(at, mp.k, "object", x)
+			}
+			out := make(map[string]*Props, len(o))
+			for k, e := range o {
+				c, err := propsFrom(e, at+"."+mp.k+"["+k+"]", depth+1)
+				if err != nil {
+					return nil, err
+				}
+				if c == nil {
+					c = new(Props)
+				}
+				out[k] = c
+			}
+			*mp.dst = out
+		}
+	}
+	if p.AdditionalProperties, err = propsOrBoolFrom(m["additionalProperties"], at+".additionalProperties", depth); err != nil {
+		return nil, err
+	}
+	if p.AdditionalItems, err = propsOrBoolFrom(m["additionalItems"], at+".additionalItems", depth); err != nil {
+		return nil, err
+	}
+	if x, ok := m["dependencies"]; ok && x != nil {
+		o, ok := x.(map[string]any)
+		if !ok {
+			return nil, typeError(at, "dependencies", "object", x)
+		}
+		p.Dependencies = make(map[string]Dependency, len(o))
+		for k, e := range o {
+			var dep Dependency
+			switch t := e.(type) {
+			case map[string]any:
+				if dep.Schema, err = propsFrom(t, at+".dependencies["+k+"]", depth+1); err != nil {
+					return nil, err
+				}
+			case []any:
+				for _, s := range t {
+					str, _ := s.(string)
+					dep.Property = append(dep.Property, str)
+				}
+			}
+			p.Dependencies[k] = dep
+		}
+	}
+	if x, ok := m["externalDocs"].(map[string]any); ok {
+		p.ExternalDocs = &ExternalDocs{}
+		p.ExternalDocs.Description, _ = x["description"].(string)
+		p.ExternalDocs.URL, _ = x["url"].(string)
+	}
+	if x, ok := m["x-kubernetes-validations"]; ok && x != nil {
+		l, ok := x.([]any)
+		if !ok {
+			return nil, typeError(at, "x-kubernetes-validations", "array", x)
+		}
+		p.XValidations = make([]ValidationRule, 0, len(l))
+		for _, e := range l {
+			r, _ := e.(map[string]any)
+			var vr ValidationRule
+			vr.Rule, _ = r["rule"].(string)
+			vr.Message, _ = r["message"].(string)
+			vr.MessageExpression, _ = r["messageExpression"].(string)
+			vr.FieldPath, _ = r["fieldPath"].(string)
+			if s, ok := r["reason"].(string); ok {
+				vr.Reason = &s
+			}
+			if b, ok := r["optionalOldSelf"].(bool); ok {
+				vr.OptionalOldSelf = &b
+			}
+			p.XValidations = append(p.XValidations, vr)
+		}
 	}
 	return p, nil
 }
 
-func fillNil(l []*Props) {
-	for i, x := range l {
-		if x == nil {
-			l[i] = new(Props)
+func propsList(l []any, at string, depth int) ([]*Props, error) {
+	out := make([]*Props, len(l))
+	for i, e := range l {
+		c, err := propsFrom(e, fmt.Sprintf("%s[%d]", at, i), depth+1)
+		if err != nil {
+			return nil, err
 		}
+		if c == nil {
+			c = new(Props)
+		}
+		out[i] = c
 	}
+	return out, nil
 }
 
-func fillNilMap(m map[string]*Props) {
-	for k, x := range m {
-		if x == nil {
-			m[k] = new(Props)
+func propsOrBoolFrom(x any, at string, depth int) (*PropsOrBool, error) {
+	switch t := x.(type) {
+	case nil:
+		return nil, nil
+	case bool:
+		return &PropsOrBool{Allows: t}, nil
+	case map[string]any:
+		s, err := propsFrom(t, at, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		return &PropsOrBool{Allows: true, Schema: s}, nil
+	}
+	return nil, fmt.Errorf("%s: boolean or JSON schema expected", where(at))
+}
+
+// plainValue converts json.Number values to int64 (integers that fit) or
+// float64, recursively.
+func plainValue(v any) any {
+	switch t := v.(type) {
+	case json.Number:
+		if i, err := t.Int64(); err == nil {
+			return i
+		}
+		f, _ := t.Float64()
+		return f
+	case []any:
+		for i, e := range t {
+			t[i] = plainValue(e)
+		}
+	case map[string]any:
+		for k, e := range t {
+			t[k] = plainValue(e)
 		}
 	}
+	return v
+}
+
+func where(at string) string {
+	if at == "" {
+		return "openAPIV3Schema"
+	}
+	return "openAPIV3Schema" + at
+}
+
+func typeError(at, key, want string, got any) error {
+	return fmt.Errorf("%s.%s: expected %s, got %s", where(at), key, want, jsonKind(got))
+}
+
+func jsonKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "boolean"
+	case json.Number:
+		return "number"
+	case string:
+		return "string"
+	case []any:
+		return "array"
+	}
+	return "object"
 }

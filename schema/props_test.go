@@ -39,12 +39,12 @@ func TestParsePropsPresence(t *testing.T) {
 		{"empty required is kept", `{"required":[]}`, &Props{Required: []string{}}},
 		{"absent required is nil", `{"required":null}`, &Props{}},
 		{"default null is absent", `{"default":null}`, &Props{}},
-		{"default zero is present", `{"default":0}`, &Props{Default: &Value{float64(0)}}},
+		{"default zero is present", `{"default":0}`, &Props{Default: &Value{int64(0)}}},
 		{"default false is present", `{"default":false}`, &Props{Default: &Value{false}}},
 		{"default empty object", `{"default":{}}`, &Props{Default: &Value{map[string]any{}}}},
 		{"example null is absent", `{"example":null}`, &Props{}},
 		{"example string", `{"example":"x"}`, &Props{Example: &Value{"x"}}},
-		{"enum values decoded", `{"enum":[null,1,"a",[],{}]}`, &Props{Enum: []any{nil, float64(1), "a", []any{}, map[string]any{}}}},
+		{"enum values decoded", `{"enum":[null,1,"a",[],{}]}`, &Props{Enum: []any{nil, int64(1), "a", []any{}, map[string]any{}}}},
 		{"items object", `{"items":{"type":"string"}}`, &Props{HasItems: true, Items: &Props{Type: "string"}}},
 		{"items empty object", `{"items":{}}`, &Props{HasItems: true, Items: &Props{}}},
 		{"items array", `{"items":[{"type":"string"},null]}`, &Props{HasItems: true, ItemsArray: []*Props{{Type: "string"}, empty}}},
@@ -97,13 +97,13 @@ func TestParsePropsErrors(t *testing.T) {
 	tests := []struct {
 		name, json, want string
 	}{
-		{"not JSON", `{`, "unexpected end of JSON input"},
+		{"not JSON", `{`, "unexpected EOF"},
 		{"additionalProperties number", `{"additionalProperties":1}`, "boolean or JSON schema expected"},
 		{"additionalProperties string", `{"properties":{"a":{"additionalProperties":"x"}}}`, "boolean or JSON schema expected"},
 		{"additionalItems array", `{"additionalItems":[]}`, "boolean or JSON schema expected"},
-		{"type not a string", `{"type":1}`, "cannot unmarshal number"},
-		{"maxLength not an integer", `{"maxLength":1.5}`, "cannot unmarshal number 1.5"},
-		{"items array of non-schemas", `{"items":[1]}`, "cannot unmarshal number"},
+		{"type not a string", `{"type":1}`, "openAPIV3Schema.type: expected string, got number"},
+		{"maxLength not an integer", `{"maxLength":1.5}`, `openAPIV3Schema.maxLength: strconv.ParseInt: parsing "1.5"`},
+		{"items array of non-schemas", `{"items":[1]}`, "openAPIV3Schema.items[0]: a schema must be a JSON object, got number"},
 		{"bad default inside items", `{"items":{"default":1e999}}`, "cannot unmarshal number 1e999"},
 		{"enum out of range", `{"enum":[1e999]}`, "cannot unmarshal number 1e999"},
 	}

@@ -125,9 +125,27 @@ func TestBuildErrorTooDeep(t *testing.T) {
 	for _, k := range []string{"items", "properties", "allOf", "not", "additionalProperties"} {
 		t.Run(k, func(t *testing.T) {
 			js := nest(k, 600)
-			p, err := ParseProps([]byte(js))
-			if err != nil {
-				t.Fatal(err)
+			if _, err := ParseProps([]byte(js)); !errors.Is(err, ErrTooDeep) {
+				t.Errorf("ParseProps(%s x 600) = %v, want %v", k, err, ErrTooDeep)
+			}
+			// Props built by hand can be deeper: every walk stops at the bound.
+			p := new(Props)
+			q := p
+			for i := 0; i < 600; i++ {
+				c := new(Props)
+				switch k {
+				case "items":
+					q.Items, q.HasItems = c, true
+				case "properties":
+					q.Properties = map[string]*Props{"a": c}
+				case "allOf":
+					q.AllOf = []*Props{c}
+				case "not":
+					q.Not = c
+				default:
+					q.AdditionalProperties = &PropsOrBool{Allows: true, Schema: c}
+				}
+				q = c
 			}
 			if err := BuildError(p); !errors.Is(err, ErrTooDeep) {
 				t.Errorf("BuildError(%s x 600) = %v, want %v", k, err, ErrTooDeep)
@@ -135,7 +153,6 @@ func TestBuildErrorTooDeep(t *testing.T) {
 			if _, err := Compile(p); !errors.Is(err, ErrTooDeep) {
 				t.Errorf("Compile(%s x 600) = %v, want %v", k, err, ErrTooDeep)
 			}
-			// The other walks stop at the bound instead of recursing on.
 			_ = ValidateStructural(p, NewPath("x"))
 			errs := CheckCRDSchema(p, NewPath("x"), CreateOptions)
 			if !strings.Contains(errs.Error(), ErrTooDeep.Error()) {

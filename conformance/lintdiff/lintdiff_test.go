@@ -24,6 +24,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/crdkit/crdkit"
+	"github.com/crdkit/crdkit/conformance/crdmut"
 )
 
 // corpusDir finds the shared corpus: $CRDKIT_CORPUS, or ../shared/corpus
@@ -127,22 +128,6 @@ func causes(l field.ErrorList) []string {
 	return out
 }
 
-// gap reports why an upstream cause is out of crdkit's current scope, or "".
-// Each gap names the issue that closes it.
-func gap(c string) string {
-	switch {
-	case strings.Contains(c, ".default |") || strings.Contains(c, "must result in valid metadata"):
-		return "defaults validation (issue 5)"
-	case strings.Contains(c, "x-kubernetes-validations") && (strings.Contains(c, "compil") || strings.Contains(c, "cost") || strings.Contains(c, "oldSelf") || strings.Contains(c, "messageExpression")):
-		return "CEL rules (CEL issue)"
-	case strings.Contains(c, "x-kubernetes-validations | Internal error"):
-		return "CEL type information (CEL issue)"
-	case strings.Contains(c, "exceeds budget"):
-		return "CEL cost (CEL issue)"
-	}
-	return ""
-}
-
 type outcome struct {
 	agree, gaps, panics int
 }
@@ -163,7 +148,7 @@ func compare(t *testing.T, name string, js []byte, o *outcome) {
 	}
 	uc, oc := causes(up), causes(ours)
 	for _, c := range uc {
-		if gap(c) != "" {
+		if crdmut.Gap(c) != "" {
 			o.gaps++
 			return
 		}
@@ -227,15 +212,15 @@ func TestGeneratedInvalidLintAgrees(t *testing.T) {
 			if err := json.Unmarshal(crds[name], &crd); err != nil {
 				t.Fatal(err)
 			}
-			desc := mutateCRD(rng, crd, 1+rng.IntN(3))
+			desc := crdmut.Mutate(rng, crd, 1+rng.IntN(3))
 			js, _ := json.Marshal(crd)
 			total++
 			compare(t, fmt.Sprintf("%s mutation %d (%s)", name, i, desc), js, &o)
 		}
 	}
-	for _, c := range handwritten {
+	for _, c := range crdmut.Handwritten {
 		total++
-		compare(t, c.name, []byte(c.json), &o)
+		compare(t, c.Name, []byte(c.JSON), &o)
 	}
 	fmt.Printf("conformance: lint-generated %d/%d cases agree (%d outside current scope, %d where upstream panics)\n", o.agree, total, o.gaps, o.panics)
 }

@@ -1,0 +1,67 @@
+package schema
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+)
+
+// FuzzValidate feeds a schema and a value to Validate, Valid and
+// ValidateListTypes. None may panic or hang; Valid must agree with Validate;
+// the errors must be well formed, sorted and the same on a second run. The
+// conformance module's FuzzValidateAgrees compares the answers with the
+// server's.
+func FuzzValidate(f *testing.F) {
+	for _, c := range validateCases {
+		f.Add([]byte(c.schema), []byte(c.value))
+	}
+	for _, c := range listTypeCases {
+		f.Add([]byte(listSchema), []byte(c.value))
+	}
+	f.Add([]byte(featureSchema), []byte(featureValue))
+	corpus := corpusSchemas(f)
+	for _, name := range sortedNames(corpus) {
+		f.Add(corpus[name], []byte(`{"apiVersion":"x/v1","kind":"X","metadata":{"name":"n"},"spec":{}}`))
+	}
+	f.Fuzz(func(t *testing.T, schemaJSON, value []byte) {
+		s, err := CompileJSON(schemaJSON)
+		if err != nil || s == nil {
+			return
+		}
+		d := json.NewDecoder(strings.NewReader(string(value)))
+		d.UseNumber()
+		var v any
+		if d.Decode(&v) != nil {
+			return
+		}
+		v = fromNumbers(v)
+		start := time.Now()
+		errs := s.Validate(v, nil, nil)
+		if valid := s.Valid(v); valid != (len(errs) == 0) {
+			t.Fatalf("Valid(%s) = %v, Validate = %q", value, valid, errorTexts(errs))
+		}
+		checkErrors(t, "Validate", value, errs)
+		if again := s.Validate(v, nil, nil); strings.Join(errorTexts(again), "\n") != strings.Join(errorTexts(errs), "\n") {
+			t.Fatalf("Validate(%s) = %q, then %q", value, errorTexts(errs), errorTexts(again))
+		}
+		if m, ok := v.(map[string]any); ok {
+			checkErrors(t, "ValidateListTypes", value, s.ValidateListTypes(m, NewPath("x"), nil))
+		}
+		if d := time.Since(start); d > fuzzBudget {
+			t.Fatalf("validating %s took %v", value, d)
+		}
+	})
+}
+
+func checkErrors(t *testing.T, fn string, value []byte, errs ErrorList) {
+	t.Helper()
+	for i, e := range errs {
+		if e == nil || e.Type == "" || e.Field == "" {
+			t.Fatalf("%s(%s) produced a malformed error %#v", fn, value, e)
+		}
+		if i > 0 && errs[i-1].Error() > e.Error() {
+			t.Fatalf("%s(%s) = %q, want sorted by text", fn, value, errorTexts(errs))
+		}
+	}
+}
