@@ -1,0 +1,1027 @@
+package schema
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Validate checks obj against s as the API server's OpenAPI value
+// validation does, and appends what the server reports to dst: the result
+// of apiextensions-apiserver's ValidateCustomResource(base, obj, validator)
+// with the validator NewSchemaValidator builds from the same schema. The
+// errors appended are sorted by their text (the server's order follows map
+// iteration, so any order is one it could give); dst itself is left alone.
+//
+// The semantics are kube-openapi's, quirks included:
+//
+//   - Each check applies by the Go type of the value, whatever the schema's
+//     type says: a string under "type: integer" gets a type error and is
+//     still checked against maxLength and pattern.
+//   - "integer" accepts a float64 within 1e-9 of an integer (and below 2^53
+//     in magnitude); x-kubernetes-int-or-string makes the type list
+//     [integer, string] while its anyOf is still checked, so a boolean gets
+//     three errors.
+//   - Formats are those the server keeps after its post-processing (see
+//     [Schema.Format]: "date-time" and "datetime" are the same, integers keep
+//     only int32 and int64, numbers only float and double); int32 and float
+//     are range-checked.
+//   - Bounds compare an int64 value with the bound converted to int64, and a
+//     float64 value as a float; multipleOf on an int64 value uses the factor
+//     converted to int64 (so a factor below 1 is reported as not positive).
+//   - A null value never matches an enum, and an int64 matches a string enum
+//     value that is its code point.
+//   - Errors are de-duplicated by kube-openapi's message text.
+//
+// Each error has the server's field, type, value and detail: kube-openapi's
+// dotted name becomes one path element under base ("spec.a[0].b"), errors
+// with no name and composite errors (anyOf, oneOf, allOf, not, range
+// checks) have the field of base itself, "<nil>" when base is nil.
+//
+// Values are decoded JSON (see the package documentation); a value of any
+// other Go type has no JSON type, so a typed schema reports it. Validate
+// allocates nothing when obj is valid, except for strings in the uri and
+// email formats, which the standard library parses.
+func (s *Schema) Validate(obj any, base *Path, dst ErrorList) ErrorList {
+	if s == nil {
+		return dst
+	}
+	v := validator{base: base, dst: dst, start: len(dst)}
+	v.node(s, obj)
+	sortNew(v.dst[v.start:])
+	return v.dst
+}
+
+// Valid reports whether Validate would report nothing for obj, without
+// building any error. It stops at the first failed check.
+func (s *Schema) Valid(obj any) bool {
+	if s == nil {
+		return true
+	}
+	v := validator{mode: modeBool}
+	v.node(s, obj)
+	return v.fails == 0
+}
+
+// vmode is what a validation pass produces.
+type vmode uint8
+
+const (
+	// modeCollect builds errors (and counts checks).
+	modeCollect vmode = iota
+	// modeCount counts kube-openapi's successful checks (its MatchCount,
+	// which picks the branch whose errors an anyOf or oneOf reports) and
+	// failures, without building errors.
+	modeCount
+	// modeBool only tells whether something failed, and stops early.
+	modeBool
+)
+
+// validator is the state of one Validate or Valid call. It lives on the
+// caller's stack.
+type validator struct {
+	base  *Path
+	dst   ErrorList
+	msgs  []string // kube-openapi's message of each error in dst[start:]
+	start int
+	mode  vmode
+	fails int // failed checks, before de-duplication
+	at    steps
+}
+
+// stepKind says how a step of the walk goes from a value to a child.
+type stepKind uint8
+
+const (
+	stepProperty stepKind = iota // a declared property
+	stepKey                      // a key under additionalProperties
+	stepIndex                    // an array element
+)
+
+// step is one element of the path from the root to the value being
+// checked. Names and paths are rendered from the steps only when an error is
+// recorded.
+type step struct {
+	key  string
+	idx  int
+	kind stepKind
+}
+
+// steps is the path stack of a walk: the first steps in a fixed array, so
+// that a walk no deeper than that allocates nothing, the rest in a slice.
+type steps struct {
+	n    int
+	buf  [32]step
+	more []step
+}
+
+func (p *steps) push(st step) {
+	if p.n < len(p.buf) {
+		p.buf[p.n] = st
+	} else {
+		p.more = append(p.more, st)
+	}
+	p.n++
+}
+
+func (p *steps) pop() {
+	p.n--
+	if p.n >= len(p.buf) {
+		p.more = p.more[:len(p.more)-1]
+	}
+}
+
+func (p *steps) at(i int) step {
+	if i < len(p.buf) {
+		return p.buf[i]
+	}
+	return p.more[i-len(p.buf)]
+}
+
+// koName renders the path as kube-openapi names a value: properties joined
+// with ".", without a leading one at the root, additionalProperties keys
+// always after a ".", and array indexes as "[i]".
+func (p *steps) koName() string {
+	var b strings.Builder
+	for i := 0; i < p.n; i++ {
+		st := p.at(i)
+		switch st.kind {
+		case stepIndex:
+			b.WriteByte('[')
+			b.WriteString(strconv.Itoa(st.idx))
+			b.WriteByte(']')
+		case stepKey:
+			b.WriteByte('.')
+			b.WriteString(st.key)
+		default:
+			if b.Len() > 0 {
+				b.WriteByte('.')
+			}
+			b.WriteString(st.key)
+		}
+	}
+	return b.String()
+}
+
+// path renders the path as a field path under base, with Child, Key and
+// Index, as the server's list-type checks build theirs.
+func (p *steps) path(base *Path) *Path {
+	for i := 0; i < p.n; i++ {
+		st := p.at(i)
+		switch st.kind {
+		case stepIndex:
+			base = base.Index(st.idx)
+		case stepKey:
+			base = base.Key(st.key)
+		default:
+			base = base.Child(st.key)
+		}
+	}
+	return base
+}
+
+// kind is the JSON kind of a value.
+type kind uint8
+
+const (
+	kindOther kind = iota
+	kindNull
+	kindBool
+	kindString
+	kindInt
+	kindFloat
+	kindArray
+	kindObject
+)
+
+// jsonType returns the JSON type name and the Go number format kube-openapi
+// infers for a value of kind k.
+func (k kind) jsonType() (typ, goFormat string) {
+	switch k {
+	case kindBool:
+		return "boolean", ""
+	case kindString:
+		return "string", ""
+	case kindInt:
+		return "integer", "int64"
+	case kindFloat:
+		return "number", "float64"
+	case kindArray:
+		return "array", ""
+	case kindObject:
+		return "object", ""
+	}
+	return "", ""
+}
+
+func kindOf(x any) kind {
+	switch x.(type) {
+	case nil:
+		return kindNull
+	case bool:
+		return kindBool
+	case string:
+		return kindString
+	case int64:
+		return kindInt
+	case float64:
+		return kindFloat
+	case []any:
+		return kindArray
+	case map[string]any:
+		return kindObject
+	}
+	return kindOther
+}
+
+// typed reports whether the schema has a type list.
+func (s *Schema) typed() bool { return s.intOrString || s.typ != "" }
+
+// hasType reports whether the type list holds t.
+func (s *Schema) hasType(t string) bool {
+	if s.intOrString {
+		return t == "integer" || t == "string"
+	}
+	return s.typ != "" && s.typ == t
+}
+
+// typeList is the type list as kube-openapi prints it.
+func (s *Schema) typeList() string {
+	if s.intOrString {
+		return "integer,string"
+	}
+	return s.typ
+}
+
+// singleType is the type when the list has exactly one.
+func (s *Schema) singleType() string {
+	if s.intOrString {
+		return ""
+	}
+	return s.typ
+}
+
+func (v *validator) stop() bool { return v.mode == modeBool && v.fails > 0 }
+
+// failing records a failed check and reports whether to build its error.
+func (v *validator) failing() bool {
+	v.fails++
+	return v.mode == modeCollect
+}
+
+// node validates x against s and returns kube-openapi's MatchCount for it.
+// The validators run in kube-openapi's order: type, junctors, string,
+// format, number, array, enum, object.
+func (v *validator) node(s *Schema, x any) int {
+	if s == nil {
+		var empty Schema
+		s = &empty
+	}
+	k := kindOf(x)
+	if k == kindNull {
+		return v.null(s)
+	}
+	fmtName, fk := s.effectiveFormat()
+	n := 1
+	if s.typed() || fmtName != "" {
+		if v.checkType(s, x, k, fmtName) {
+			n++
+		}
+		n++
+		if v.stop() {
+			return n
+		}
+	}
+	n += v.junctors(s, x) + 1
+	if v.stop() {
+		return n
+	}
+	switch k {
+	case kindString:
+		str := x.(string)
+		v.checkString(s, str)
+		n++
+		if fk.isString() {
+			if !validFormat(fk, str) && v.failing() {
+				v.typeError(fmtName, str)
+			}
+			n++
+		}
+	case kindInt, kindFloat:
+		v.checkNumber(s, x, k, fmtName, fk)
+		n += 2
+	case kindArray:
+		n += v.array(s, x.([]any)) + 2
+	}
+	if v.stop() {
+		return n
+	}
+	if len(s.enum) > 0 {
+		v.checkEnum(s, x)
+	}
+	n++
+	if k == kindObject {
+		n += v.object(s, x.(map[string]any)) + 1
+	}
+	return n
+}
+
+// null validates a null: only the type and the enum are checked.
+func (v *validator) null(s *Schema) int {
+	n := 1
+	if s.typed() && !s.hasType("null") && !s.nullable {
+		n = 0
+		if v.failing() {
+			v.typeError(s.typeList(), "null")
+		}
+	}
+	if len(s.enum) > 0 && v.failing() {
+		v.enumError(s, nil)
+	}
+	return n
+}
+
+// checkType is kube-openapi's type validator, format clauses included.
+func (v *validator) checkType(s *Schema, x any, k kind, fmtName string) bool {
+	jt, goFmt := k.jsonType()
+	floatInt := k == kindFloat && s.hasType("integer") && isJSONInteger(x.(float64))
+	intFloat := k == kindInt && s.hasType("number")
+	if k != kindString && k != kindArray && fmtName != "" &&
+		!(s.hasType(jt) || goFmt == fmtName || floatInt || intFloat) {
+		if v.failing() {
+			v.typeError(fmtName, goFmt)
+		}
+		return false
+	}
+	if fmtName != "" && (k == kindString || k == kindArray) && !s.hasType("number") && !s.hasType("integer") {
+		return true
+	}
+	if !(s.hasType(jt) || floatInt || intFloat) {
+		if v.failing() {
+			v.typeError(s.typeList(), jt)
+		}
+		return false
+	}
+	return true
+}
+
+// isJSONInteger is swag's IsFloat64AJSONInteger: within 2^53 and within a
+// relative 1e-9 of an integer.
+func isJSONInteger(x float64) bool {
+	const limit = 1<<53 - 1
+	if math.IsNaN(x) || math.IsInf(x, 0) || x < -limit || x > limit {
+		return false
+	}
+	r := math.Round(x)
+	if x == r {
+		return true
+	}
+	if r == 0 {
+		return false
+	}
+	d := math.Abs(x - r)
+	return d == 0 || d < 1e-9*math.Abs(r)
+}
+
+// junctors validates anyOf, oneOf, allOf and not.
+func (v *validator) junctors(s *Schema, x any) int {
+	n := 1
+	if len(s.anyOf) > 0 {
+		n += v.anyOf(s.anyOf, x)
+	}
+	if len(s.oneOf) > 0 && !v.stop() {
+		n += v.oneOf(s.oneOf, x)
+	}
+	if len(s.allOf) > 0 && !v.stop() {
+		n += v.allOf(s.allOf, x)
+	}
+	if s.not != nil && !v.stop() {
+		if ok, _ := v.try(s.not, x, modeBool); ok && v.failing() {
+			v.plain(fmt.Sprintf("%q must not validate the schema (not)", v.at.koName()))
+		}
+	}
+	return n
+}
+
+// try validates x against s in mode m without recording anything, and
+// reports whether it passed and its MatchCount.
+func (v *validator) try(s *Schema, x any, m vmode) (bool, int) {
+	mode, fails := v.mode, v.fails
+	v.mode, v.fails = m, 0
+	n := v.node(s, x)
+	ok := v.fails == 0
+	v.mode, v.fails = mode, fails
+	return ok, n
+}
+
+// anyOf passes at the first branch that passes; otherwise it reports its
+// own error and the errors of the branch with the highest MatchCount (the
+// first of equals).
+func (v *validator) anyOf(bs []*Schema, x any) int {
+	if v.mode == modeBool {
+		for _, b := range bs {
+			if ok, _ := v.try(b, x, modeBool); ok {
+				return 0
+			}
+		}
+		v.fails++
+		return 0
+	}
+	best, bestN := -1, 0
+	for i, b := range bs {
+		ok, n := v.try(b, x, modeCount)
+		if ok {
+			return n
+		}
+		if best < 0 || n > bestN {
+			best, bestN = i, n
+		}
+	}
+	if v.failing() {
+		v.plain(fmt.Sprintf("%q must validate at least one schema (anyOf)", v.at.koName()))
+		v.node(bs[best], x)
+	}
+	return bestN
+}
+
+// oneOf needs exactly one passing branch; when none passes it also reports
+// the errors of the failing branch with the highest MatchCount.
+func (v *validator) oneOf(bs []*Schema, x any) int {
+	if v.mode == modeBool {
+		valid := 0
+		for _, b := range bs {
+			if ok, _ := v.try(b, x, modeBool); ok {
+				if valid++; valid > 1 {
+					break
+				}
+			}
+		}
+		if valid != 1 {
+			v.fails++
+		}
+		return 0
+	}
+	valid, best, bestN, firstN := 0, -1, 0, 0
+	for i, b := range bs {
+		ok, n := v.try(b, x, modeCount)
+		if ok {
+			if valid++; valid == 1 {
+				firstN = n
+			}
+			best = -1
+			continue
+		}
+		if valid == 0 && (best < 0 || n > bestN) {
+			best, bestN = i, n
+		}
+	}
+	if valid == 1 {
+		return firstN
+	}
+	if v.failing() {
+		extra := "Found none valid"
+		if valid > 0 {
+			extra = fmt.Sprintf("Found %d valid alternatives", valid)
+		}
+		v.plain(fmt.Sprintf("%q must validate one and only one schema (oneOf). %s", v.at.koName(), extra))
+		if best >= 0 {
+			v.node(bs[best], x)
+		}
+	}
+	if best >= 0 {
+		return bestN
+	}
+	return 0
+}
+
+// allOf reports the errors of every branch, then its own.
+func (v *validator) allOf(bs []*Schema, x any) int {
+	n, valid := 0, 0
+	for _, b := range bs {
+		before := v.fails
+		n += v.node(b, x)
+		if v.fails == before {
+			valid++
+		} else if v.mode == modeBool {
+			return n
+		}
+	}
+	if valid != len(bs) && v.failing() {
+		extra := ""
+		if valid == 0 {
+			extra = ". None validated"
+		}
+		v.plain(fmt.Sprintf("%q must validate all the schemas (allOf)%s", v.at.koName(), extra))
+	}
+	return n
+}
+
+// checkString checks maxLength, minLength and pattern, stopping at the first
+// failure as kube-openapi does.
+func (v *validator) checkString(s *Schema, str string) {
+	if s.maxLength != nil || s.minLength != nil {
+		l := int64(utf8.RuneCountInString(str))
+		if s.maxLength != nil && l > *s.maxLength {
+			if v.failing() {
+				v.tooLong(*s.maxLength)
+			}
+			return
+		}
+		if s.minLength != nil && l < *s.minLength {
+			if v.failing() {
+				name := v.at.koName()
+				v.invalid(name, str, fmt.Sprintf("%s in body should be at least %d chars long", name, *s.minLength))
+			}
+			return
+		}
+	}
+	if s.pattern != nil && !s.pattern.MatchString(str) && v.failing() {
+		name := v.at.koName()
+		v.invalid(name, str, fmt.Sprintf("%s in body should match '%s'", name, s.pattern.String()))
+	}
+}
+
+// checkNumber is kube-openapi's number validator: the value and each bound
+// are range-checked against a single integer or number type and its format,
+// then multipleOf, minimum and maximum compare natively when the bound
+// passed its range check and as floats otherwise.
+func (v *validator) checkNumber(s *Schema, x any, k kind, fmtName string, fk format) {
+	typ := s.singleType()
+	switch typ {
+	case "integer":
+		if fk != fmtInt32 && fk != fmtInt64 {
+			fmtName, fk = "", fmtNone
+		}
+	case "number":
+		if fk != fmtFloat && fk != fmtDouble {
+			fmtName, fk = "", fmtNone
+		}
+	default:
+		typ, fmtName, fk = "", "", fmtNone
+	}
+	var i int64
+	var fl float64
+	isInt := k == kindInt
+	if isInt {
+		i = x.(int64)
+		fl = float64(i)
+	} else {
+		fl = x.(float64)
+	}
+	if !inRange(isInt, i, fl, typ, fk) && v.failing() {
+		v.rangeError("Checked", typ, fmtName)
+	}
+	if s.multipleOf != nil {
+		m := *s.multipleOf
+		if inRange(false, 0, m, typ, fk) {
+			if isInt {
+				v.multipleOfInt(i, int64(m))
+			} else {
+				v.multipleOfFloat(fl, m)
+			}
+		} else {
+			if v.failing() {
+				v.rangeError("MultipleOf", typ, fmtName)
+			}
+			v.multipleOfFloat(fl, m)
+		}
+	}
+	if s.minimum != nil {
+		m, excl := *s.minimum, s.exclusiveMinimum
+		native := inRange(false, 0, m, typ, fk)
+		if !native && v.failing() {
+			v.rangeError("Minimum boundary", typ, fmtName)
+		}
+		if native && isInt {
+			if b := int64(m); (i < b || excl && i == b) && v.failing() {
+				v.bound("greater", b, excl, i)
+			}
+		} else if (fl < m || excl && fl == m) && v.failing() {
+			v.bound("greater", m, excl, fl)
+		}
+	}
+	if s.maximum != nil {
+		m, excl := *s.maximum, s.exclusiveMaximum
+		native := inRange(false, 0, m, typ, fk)
+		if !native && v.failing() {
+			v.rangeError("Maximum boundary", typ, fmtName)
+		}
+		if native && isInt {
+			if b := int64(m); (i > b || excl && i == b) && v.failing() {
+				v.bound("less", b, excl, i)
+			}
+		} else if (fl > m || excl && fl == m) && v.failing() {
+			v.bound("less", m, excl, fl)
+		}
+	}
+}
+
+// inRange is kube-openapi's IsValueValidAgainstRange without error: it
+// prints the number (an int64 in decimal, a float64 with strconv's 'f'
+// format) and parses the text back as the type and format ask.
+func inRange(isInt bool, i int64, fl float64, typ string, fk format) bool {
+	switch typ {
+	case "integer":
+		if isInt {
+			return fk != fmtInt32 || i >= math.MinInt32 && i <= math.MaxInt32
+		}
+		if math.IsNaN(fl) || math.IsInf(fl, 0) || fl != math.Trunc(fl) {
+			return false
+		}
+		if fk == fmtInt32 {
+			return fl >= math.MinInt32 && fl <= math.MaxInt32
+		}
+		// Beyond 2^53 the printed digits are the shortest that round back,
+		// which stay within int64 exactly when the value is below 2^63 in
+		// magnitude.
+		return fl > -(1<<63) && fl < 1<<63
+	case "number":
+		if fk != fmtFloat || isInt {
+			return true
+		}
+		// The printed value overflows float32 from halfway between
+		// MaxFloat32 and 2^128; at exactly that value the digits decide.
+		const half = 1<<128 - 1<<103
+		if a := math.Abs(fl); a != half {
+			return !(a > half) || math.IsInf(fl, 0)
+		}
+		_, err := strconv.ParseFloat(strconv.FormatFloat(fl, 'f', -1, 64), 32)
+		return err == nil
+	}
+	return true
+}
+
+func (v *validator) multipleOfInt(x, factor int64) {
+	if factor <= 0 {
+		if v.failing() {
+			v.notPositive(factor)
+		}
+		return
+	}
+	if x%factor != 0 && v.failing() {
+		name := v.at.koName()
+		v.invalid(name, x, fmt.Sprintf("%s in body should be a multiple of %v", name, factor))
+	}
+}
+
+func (v *validator) multipleOfFloat(x, factor float64) {
+	if factor <= 0 {
+		if v.failing() {
+			v.notPositive(factor)
+		}
+		return
+	}
+	var q float64
+	if factor < 1 {
+		q = 1 / factor * x
+	} else {
+		q = x / factor
+	}
+	if !isJSONInteger(q) && v.failing() {
+		name := v.at.koName()
+		v.invalid(name, x, fmt.Sprintf("%s in body should be a multiple of %v", name, factor))
+	}
+}
+
+// array validates the items and the item counts, returning the sum of the
+// items' MatchCounts.
+func (v *validator) array(s *Schema, a []any) int {
+	n := 0
+	if s.items != nil {
+		for i, e := range a {
+			v.at.push(step{idx: i, kind: stepIndex})
+			n += v.node(s.items, e)
+			v.at.pop()
+			if v.stop() {
+				return n
+			}
+		}
+	}
+	size := int64(len(a))
+	if s.minItems != nil && size < *s.minItems && v.failing() {
+		name := v.at.koName()
+		v.invalid(name, size, fmt.Sprintf("%s in body should have at least %d items", name, *s.minItems))
+	}
+	if s.maxItems != nil && size > *s.maxItems && v.failing() {
+		name := v.at.koName()
+		v.tooMany(name, fmt.Sprintf("%s in body should have at most %d items", name, *s.maxItems), size, *s.maxItems)
+	}
+	return n
+}
+
+// object validates property counts, additionalProperties, the properties
+// present and required, returning the sum of the children's MatchCounts.
+func (v *validator) object(s *Schema, m map[string]any) int {
+	size := int64(len(m))
+	if s.minProps != nil && size < *s.minProps && v.failing() {
+		name := v.at.koName()
+		v.invalid(name, size, fmt.Sprintf("%s in body should have at least %d properties", name, *s.minProps))
+	}
+	if s.maxProps != nil && size > *s.maxProps && v.failing() {
+		name := v.at.koName()
+		v.tooMany(name, fmt.Sprintf("%s in body should have at most %d properties", name, *s.maxProps), size, *s.maxProps)
+	}
+	if v.stop() {
+		return 0
+	}
+	forbid := s.addlSet && !s.addlAllows
+	n := 0
+	for k, x := range m {
+		p, declared := s.props[k]
+		switch {
+		case declared:
+			if p != nil {
+				v.at.push(step{key: k})
+				n += v.node(p, x)
+				v.at.pop()
+			}
+		case forbid:
+			if v.failing() {
+				name := v.at.koName()
+				v.invalid(name, k, fmt.Sprintf("%s.%s in body is a forbidden property", name, k))
+			}
+		case s.additional != nil:
+			v.at.push(step{key: k, kind: stepKey})
+			n += v.node(s.additional, x)
+			v.at.pop()
+		}
+		if v.stop() {
+			return n
+		}
+	}
+	for _, r := range s.required {
+		if _, ok := m[r]; !ok && v.failing() {
+			name := v.at.koName() + "." + r
+			v.add(name+" in body is required", &Error{Type: ErrorTypeRequired, Field: v.field(name), BadValue: ""})
+		}
+	}
+	return n
+}
+
+// checkEnum passes when one of the enum values equals x after converting x
+// to that value's Go type, as kube-openapi's reflection does.
+func (v *validator) checkEnum(s *Schema, x any) {
+	for _, e := range s.enum {
+		if enumMatch(x, e) {
+			return
+		}
+	}
+	if v.failing() {
+		v.enumError(s, x)
+	}
+}
+
+func enumMatch(x, e any) bool {
+	switch ev := e.(type) {
+	case nil:
+		return false
+	case string:
+		switch xv := x.(type) {
+		case string:
+			return xv == ev
+		case int64:
+			return runeString(xv, ev)
+		case bool, float64, []any, map[string]any:
+			return false
+		}
+	case float64:
+		switch xv := x.(type) {
+		case float64:
+			return xv == ev
+		case int64:
+			return float64(xv) == ev
+		case bool, string, []any, map[string]any:
+			return false
+		}
+	case int64:
+		switch xv := x.(type) {
+		case int64:
+			return xv == ev
+		case float64:
+			return int64(xv) == ev
+		case bool, string, []any, map[string]any:
+			return false
+		}
+	case bool:
+		xv, ok := x.(bool)
+		return ok && xv == ev
+	case []any:
+		xv, ok := x.([]any)
+		return ok && deepEqual(xv, ev)
+	case map[string]any:
+		xv, ok := x.(map[string]any)
+		return ok && deepEqual(xv, ev)
+	}
+	return reflectEnumMatch(x, e)
+}
+
+// runeString reports whether converting the integer i to a string, as
+// reflection converts integers (U+FFFD when out of range), gives s.
+func runeString(i int64, s string) bool {
+	r := rune(i)
+	if int64(r) != i || !utf8.ValidRune(r) {
+		r = utf8.RuneError
+	}
+	var buf [utf8.UTFMax]byte
+	n := utf8.EncodeRune(buf[:], r)
+	return s == string(buf[:n])
+}
+
+func reflectEnumMatch(x, e any) (ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	xv, et := reflect.ValueOf(x), reflect.TypeOf(e)
+	if !xv.IsValid() || !xv.Type().ConvertibleTo(et) {
+		return false
+	}
+	return reflect.DeepEqual(xv.Convert(et).Interface(), e)
+}
+
+// deepEqual is reflect.DeepEqual on decoded JSON values.
+func deepEqual(a, b any) bool {
+	switch x := a.(type) {
+	case nil:
+		return b == nil
+	case bool:
+		y, ok := b.(bool)
+		return ok && x == y
+	case string:
+		y, ok := b.(string)
+		return ok && x == y
+	case int64:
+		y, ok := b.(int64)
+		return ok && x == y
+	case float64:
+		y, ok := b.(float64)
+		return ok && x == y
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) || (x == nil) != (y == nil) {
+			return false
+		}
+		for i := range x {
+			if !deepEqual(x[i], y[i]) {
+				return false
+			}
+		}
+		return true
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok || len(x) != len(y) || (x == nil) != (y == nil) {
+			return false
+		}
+		for k, xv := range x {
+			yv, ok := y[k]
+			if !ok || !deepEqual(xv, yv) {
+				return false
+			}
+		}
+		return true
+	}
+	return reflect.DeepEqual(a, b)
+}
+
+// Errors. Each builder makes the kube-openapi message, maps the error as the
+// server's kubeOpenAPIResultToFieldErrors does, and records it unless an
+// error with the same message was recorded before.
+
+// add records e unless kube-openapi's message msg was seen in this call.
+func (v *validator) add(msg string, e *Error) {
+	for _, m := range v.msgs {
+		if m == msg {
+			return
+		}
+	}
+	v.msgs = append(v.msgs, msg)
+	v.dst = append(v.dst, e)
+}
+
+// field is the server's field for a kube-openapi name: one child of base
+// named without its leading dot, or base itself for "" and ".".
+func (v *validator) field(name string) string {
+	if name == "" || name == "." {
+		if v.base == nil {
+			return "<nil>"
+		}
+		return v.base.String()
+	}
+	name = strings.TrimPrefix(name, ".")
+	if v.base == nil {
+		return name
+	}
+	return v.base.Child(name).String()
+}
+
+// plain records an error that is not a kube-openapi validation error: the
+// server reports it as invalid at base, with an empty value.
+func (v *validator) plain(msg string) {
+	v.add(msg, &Error{Type: ErrorTypeInvalid, Field: v.field(""), BadValue: "", Detail: msg})
+}
+
+func (v *validator) invalid(name string, value any, msg string) {
+	v.add(msg, &Error{Type: ErrorTypeInvalid, Field: v.field(name), BadValue: value, Detail: msg})
+}
+
+func (v *validator) typeError(typ, value string) {
+	name := v.at.koName()
+	msg := fmt.Sprintf("%s in body must be of type %s: %q", name, typ, value)
+	v.add(msg, &Error{Type: ErrorTypeTypeInvalid, Field: v.field(name), BadValue: value, Detail: msg})
+}
+
+func (v *validator) tooLong(max int64) {
+	name := v.at.koName()
+	msg := fmt.Sprintf("%s in body should be at most %d chars long", name, max)
+	unit := "bytes"
+	if max == 1 {
+		unit = "byte"
+	}
+	detail := fmt.Sprintf("may not be more than %d %s", int(max), unit)
+	if int(max) < 0 {
+		detail = "value is too long"
+	}
+	v.add(msg, &Error{Type: ErrorTypeTooLong, Field: v.field(name), BadValue: "<value omitted>", Detail: detail})
+}
+
+func (v *validator) tooMany(name, msg string, size, max int64) {
+	unit := "items"
+	if max == 1 {
+		unit = "item"
+	}
+	detail := fmt.Sprintf("must have at most %d %s", int(max), unit)
+	if int(max) < 0 {
+		detail = "has too many items"
+	}
+	v.add(msg, &Error{Type: ErrorTypeTooMany, Field: v.field(name), BadValue: int(size), Detail: detail})
+}
+
+func (v *validator) notPositive(factor any) {
+	name := v.at.koName()
+	v.invalid(name, factor, fmt.Sprintf("factor MultipleOf declared for %s must be positive: %v", name, factor))
+}
+
+// bound records a minimum ("greater") or maximum ("less") failure; bound and
+// value are both int64 or both float64.
+func (v *validator) bound(dir string, bound any, excl bool, value any) {
+	name := v.at.koName()
+	var msg string
+	if excl {
+		msg = fmt.Sprintf("%s in body should be %s than %v", name, dir, bound)
+	} else {
+		msg = fmt.Sprintf("%s in body should be %s than or equal to %v", name, dir, bound)
+	}
+	v.invalid(name, value, msg)
+}
+
+func (v *validator) rangeError(prefix, typ, format string) {
+	if format != "" {
+		v.plain(fmt.Sprintf("%s value must be of type %s with format %s in %s", prefix, typ, format, v.at.koName()))
+		return
+	}
+	v.plain(fmt.Sprintf("%s value must be of type %s (default format) in %s", prefix, typ, v.at.koName()))
+}
+
+func (v *validator) enumError(s *Schema, x any) {
+	name := v.at.koName()
+	msg := fmt.Sprintf("%s in body should be one of %v", name, s.enum)
+	quoted := make([]string, len(s.enum))
+	for i, e := range s.enum {
+		str, ok := e.(string)
+		if !ok {
+			b, _ := json.Marshal(e)
+			str = string(b)
+		}
+		quoted[i] = strconv.Quote(str)
+	}
+	detail := ""
+	if len(quoted) > 0 {
+		detail = "supported values: " + strings.Join(quoted, ", ")
+	}
+	v.add(msg, &Error{Type: ErrorTypeNotSupported, Field: v.field(name), BadValue: x, Detail: detail})
+}
+
+// sortNew sorts the errors one call appended by their text.
+func sortNew(l ErrorList) {
+	if len(l) < 2 {
+		return
+	}
+	type keyed struct {
+		key string
+		e   *Error
+	}
+	ks := make([]keyed, len(l))
+	for i, e := range l {
+		ks[i] = keyed{e.Error(), e}
+	}
+	sort.SliceStable(ks, func(i, j int) bool { return ks[i].key < ks[j].key })
+	for i := range ks {
+		l[i] = ks[i].e
+	}
+}
