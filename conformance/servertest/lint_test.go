@@ -1,0 +1,151 @@
+package servertest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/crdkit/crdkit"
+	"github.com/crdkit/crdkit/conformance/crdmut"
+	"github.com/crdkit/crdkit/conformance/oracle"
+)
+
+// TestLintAgreesWithServer sends every corpus CRD, the hand-written invalid
+// CRDs and seeded mutations of the corpus CRDs to the real server as dry-run
+// CRD creates, and compares its verdict (code, reason, sorted causes) with
+// what crdkit.Load says. Cases whose server causes involve checks crdkit
+// does not make yet (defaults, CEL) are counted apart, with the reason.
+func TestLintAgreesWithServer(t *testing.T) {
+	dir := corpusDir()
+	if dir == "" {
+		t.Skip("corpus not found: set CRDKIT_CORPUS to the corpus root (the directory holding crds/)")
+	}
+	docs, err := oracle.LoadCRDs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	perCRD := envInt("CRDKIT_LINT_SERVER_MUTATIONS", 6)
+	type lintCase struct{ name, json string }
+	var cases []lintCase
+	rng := rand.New(rand.NewPCG(7, 11))
+	for _, d := range docs {
+		name := fmt.Sprintf("%s#%d", filepath.Base(d.File), d.Index)
+		cases = append(cases, lintCase{name, string(d.JSON)})
+		for i := 0; i < perCRD; i++ {
+			var m map[string]any
+			if err := json.Unmarshal(d.JSON, &m); err != nil {
+				t.Fatal(err)
+			}
+			desc := crdmut.Mutate(rng, m, 1+rng.IntN(3))
+			b, _ := json.Marshal(m)
+			cases = append(cases, lintCase{fmt.Sprintf("%s mutation %d %s", name, i, desc), string(b)})
+		}
+	}
+	for _, h := range crdmut.Handwritten {
+		cases = append(cases, lintCase{h.Name, h.JSON})
+	}
+
+	ctx := context.Background()
+	agree, outOfScope, compared := 0, map[string]int{}, 0
+	for _, c := range cases {
+		r, err := srv.CreateCRDRaw(ctx, []byte(c.json), oracle.CreateCRDOptions{DryRun: true})
+		if err != nil || r.Code >= 500 {
+			// The server panics on some CRDs (selectable fields on a schema
+			// it cannot build) and answers 500; crdkit reports an internal
+			// error instead.
+			outOfScope["the server fails with 500"]++
+			continue
+		}
+		want := verdictOf(r.Code, r.Status)
+		if gap := scopeGap(want); gap != "" {
+			outOfScope[gap]++
+			continue
+		}
+		got := crdkitVerdict([]byte(c.json))
+		compared++
+		if got == want {
+			agree++
+			continue
+		}
+		t.Errorf("Load(%s) disagrees with the server\nserver: %s\ncrdkit: %s", c.name, want, got)
+	}
+	fmt.Printf("conformance: lint-server %d/%d cases agree\n", agree, compared)
+	for _, k := range slices.Sorted(func(yield func(string) bool) {
+		for k := range outOfScope {
+			if !yield(k) {
+				return
+			}
+		}
+	}) {
+		fmt.Printf("conformance: lint-server not compared yet: %d cases (%s)\n", outOfScope[k], k)
+	}
+	if os.Getenv("CRDKIT_ORACLE_VERBOSE") != "" {
+		t.Logf("%d cases", len(cases))
+	}
+}
+
+// verdictOf renders a CRD create answer: code, reason and sorted causes.
+func verdictOf(code int, st *metav1.Status) string {
+	if code == 201 || st == nil {
+		return fmt.Sprint(code)
+	}
+	return renderStatus(code, string(st.Reason), causesOf(st.Details))
+}
+
+func renderStatus(code int, reason string, causes []string) string {
+	return fmt.Sprintf("%d %s\n  %s", code, reason, strings.Join(causes, "\n  "))
+}
+
+// causesOf renders causes as "field | type | message", sorted, as the
+// lint differential test does.
+func causesOf(d *metav1.StatusDetails) []string {
+	if d == nil {
+		return nil
+	}
+	out := make([]string, 0, len(d.Causes))
+	for _, c := range d.Causes {
+		out = append(out, fmt.Sprintf("%s | %s | %s", c.Field, causeTypeText(string(c.Type)), c.Message))
+	}
+	slices.Sort(out)
+	return out
+}
+
+// causeTypeText is the text field.ErrorType prints for a cause type, which
+// is what crdmut.Gap matches on.
+func causeTypeText(t string) string {
+	return field.ErrorType(t).String()
+}
+
+// scopeGap names the later work a server verdict depends on, or "".
+func scopeGap(verdict string) string {
+	for _, line := range strings.Split(verdict, "\n") {
+		if g := crdmut.Gap(strings.TrimSpace(line)); g != "" {
+			return g
+		}
+	}
+	return ""
+}
+
+func crdkitVerdict(doc []byte) string {
+	_, err := crdkit.Load(doc)
+	if err == nil {
+		return "201"
+	}
+	var se *apierrors.StatusError
+	if !errors.As(err, &se) {
+		return "error: " + err.Error()
+	}
+	st := se.Status()
+	return renderStatus(int(st.Code), string(st.Reason), causesOf(st.Details))
+}
