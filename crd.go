@@ -276,3 +276,11 @@ func (v *Version) ColumnsError() error { return v.columnsErr }
 func (v *Version) Table(objs []map[string]any, opts printcolumns.TableOptions) (*metav1.Table, error) {
 	return v.columns.Table(objs, opts)
 }
+
+// HasRules reports whether the version's schema has x-kubernetes-validations
+// rules. crdkit does not evaluate them yet: for such a version, a create
+// without a blocking error may be refused by the server where crdkit
+// accepts it.
+func (v *Version) HasRules() bool {
+	return v.schema != nil && v.schema.Summary()&schema.HasRules != 0
+}

@@ -9,10 +9,13 @@ import (
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	genericvalidation "k8s.io/apimachinery/pkg/api/validation"
+	"k8s.io/apimachinery/pkg/api/validation/path"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	runtimeschema "k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	kjson "sigs.k8s.io/json"
 
 	"github.com/crdkit/crdkit/defaulting"
@@ -187,8 +190,41 @@ func (v *Version) create(raw []byte, obj map[string]any, opts CreateOptions) Res
 			md["name"] = generateName(base)
 		}
 	}
+	if errs := v.validateCreate(obj); len(errs) > 0 {
+		res.Err = apierrors.NewInvalid(objectGroupKind(obj), stringAt(obj, "metadata", "name"), errs)
+		return res
+	}
+	if errs := validateMetaAccessor(obj, v.crd.Namespaced()); len(errs) > 0 {
+		res.Err = apierrors.NewInvalid(objectGroupKind(obj), stringAt(obj, "metadata", "name"), errs)
+		return res
+	}
+	res.Warnings = append(res.Warnings, finalizerWarnings(obj)...)
 	res.Object = v.crd.storeAndRead(obj, v.name)
 	return res
+}
+
+// objectGroupKind is the group and kind an object names, which the server
+// uses in its 422 message.
+func objectGroupKind(obj map[string]any) runtimeschema.GroupKind {
+	u := unstructured.Unstructured{Object: obj}
+	return u.GroupVersionKind().GroupKind()
+}
+
+func stringAt(obj map[string]any, keys ...string) string {
+	s, _, _ := unstructured.NestedString(obj, keys...)
+	return s
+}
+
+// validateMetaAccessor is the object-metadata check the server makes after
+// the strategy's validation passed, with path-segment name rules.
+func validateMetaAccessor(obj map[string]any, namespaced bool) field.ErrorList {
+	meta := &metav1.ObjectMeta{}
+	if m, ok := obj["metadata"].(map[string]any); ok {
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(m, meta); err != nil {
+			return field.ErrorList{field.Invalid(field.NewPath("metadata"), m, err.Error())}
+		}
+	}
+	return genericvalidation.ValidateObjectMetaAccessor(meta, namespaced, path.ValidatePathSegmentName, field.NewPath("metadata"))
 }
 
 // coerce runs the server's decode-time step (unstructuredSchemaCoercer.apply)
