@@ -294,6 +294,7 @@ func TestEffectiveFormat(t *testing.T) {
 }
 
 func TestFormatsDoNotAllocate(t *testing.T) {
+	skipAllocsUnlessPoolsReuse(t)
 	valid := map[format]string{
 		fmtBSONObjectID: "507f1f77bcf86cd799439011", fmtHostname: "example.com", fmtIPv4: "10.0.0.1",
 		fmtIPv6: "fe80::1", fmtCIDR: "10.0.0.0/8", fmtMAC: "00:1a:2b:3c:4d:5e", fmtUUID: "123e4567-e89b-12d3-a456-426614174000",

@@ -131,6 +131,7 @@ func TestValidateListTypesLong(t *testing.T) {
 }
 
 func TestValidateListTypesZeroAllocs(t *testing.T) {
+	skipAllocsUnlessPoolsReuse(t)
 	s := mustCompile(t, listSchema)
 	obj := decodeValue(t, `{"tags":["a","b",1,1.5,{"a":1},{"a":2},[1],[2],null,true],"byName":[{"name":"a"},{"name":"b"},{"name":{"x":1}},{"name":{"x":2}},{}],
 	 "ports":[{"port":80,"protocol":"TCP"},{"port":80},{"port":1e21},{"port":9007199254740993},{"port":9007199254740992.0}],

@@ -16,7 +16,8 @@ import (
 // of apiextensions-apiserver's ValidateCustomResource(base, obj, validator)
 // with the validator NewSchemaValidator builds from the same schema. The
 // errors appended are sorted by their text (the server's order follows map
-// iteration, so any order is one it could give); dst itself is left alone.
+// iteration, so any order is one it could give); those already in dst are
+// left as they are.
 //
 // The semantics are kube-openapi's, quirks included:
 //
@@ -27,15 +28,17 @@ import (
 //     in magnitude); x-kubernetes-int-or-string makes the type list
 //     [integer, string] while its anyOf is still checked, so a boolean gets
 //     three errors.
-//   - Formats are those the server keeps after its post-processing (see
-//     [Schema.Format]: "date-time" and "datetime" are the same, integers keep
-//     only int32 and int64, numbers only float and double); int32 and float
-//     are range-checked.
+//   - Formats are those the server keeps after its post-processing
+//     ("date-time" and "datetime" are the same, integers keep only int32 and
+//     int64, numbers only float and double, other types none); int32 and
+//     float are range-checked, and the string formats are checked as
+//     kube-openapi's strfmt registry checks them.
 //   - Bounds compare an int64 value with the bound converted to int64, and a
 //     float64 value as a float; multipleOf on an int64 value uses the factor
 //     converted to int64 (so a factor below 1 is reported as not positive).
-//   - A null value never matches an enum, and an int64 matches a string enum
-//     value that is its code point.
+//   - A value matches an enum value after conversion to its Go type: an
+//     int64 matches the string of its code point, a float64 matches an int64
+//     enum value once truncated, and a null never matches.
 //   - Errors are de-duplicated by kube-openapi's message text.
 //
 // Each error has the server's field, type, value and detail: kube-openapi's
@@ -46,7 +49,9 @@ import (
 // Values are decoded JSON (see the package documentation); a value of any
 // other Go type has no JSON type, so a typed schema reports it. Validate
 // allocates nothing when obj is valid, except for strings in the uri and
-// email formats, which the standard library parses.
+// email formats, which the standard library parses, for the rare duration
+// that only strfmt's lenient fallback accepts ("1s1"), and once for a value
+// nested more than 32 levels deep (its path stack).
 func (s *Schema) Validate(obj any, base *Path, dst ErrorList) ErrorList {
 	if s == nil {
 		return dst
@@ -87,7 +92,8 @@ const (
 type validator struct {
 	base  *Path
 	dst   ErrorList
-	msgs  []string // kube-openapi's message of each error in dst[start:]
+	msgs  []string            // kube-openapi's message of each error in dst[start:]
+	seen  map[string]struct{} // msgs as a set, once there are many
 	start int
 	mode  vmode
 	fails int // failed checks, before de-duplication
@@ -895,9 +901,23 @@ func deepEqual(a, b any) bool {
 
 // add records e unless kube-openapi's message msg was seen in this call.
 func (v *validator) add(msg string, e *Error) {
-	for _, m := range v.msgs {
-		if m == msg {
+	if v.seen != nil {
+		if _, dup := v.seen[msg]; dup {
 			return
+		}
+		v.seen[msg] = struct{}{}
+	} else {
+		for _, m := range v.msgs {
+			if m == msg {
+				return
+			}
+		}
+		if len(v.msgs) == 32 {
+			v.seen = make(map[string]struct{}, 64)
+			for _, m := range v.msgs {
+				v.seen[m] = struct{}{}
+			}
+			v.seen[msg] = struct{}{}
 		}
 	}
 	v.msgs = append(v.msgs, msg)

@@ -170,6 +170,12 @@ var validateCases = []struct {
 		value:  `{"s":65}`,
 	},
 	{
+		name:   "a float matches an integer enum value after truncation",
+		schema: `{"type":"object","properties":{"n":{"enum":[2]},"m":{"enum":[1.5]}}}`,
+		value:  `{"n":2.5,"m":1}`,
+		want:   []string{`m: Unsupported value: 1: supported values: "1.5"`},
+	},
+	{
 		name:   "lengths count runes; too long is reported in bytes",
 		schema: `{"type":"object","properties":{"s":{"type":"string","maxLength":2},"t":{"type":"string","minLength":3}}}`,
 		value:  `{"s":"été","t":"éé"}`,
@@ -448,7 +454,30 @@ const featureValue = `{"spec":{"replicas":3,"ratio":0.5,"big":9007199254740993,"
  "containers":[{"name":"a","env":[{"name":"X","value":"1"}]},{"name":"b"}],
  "deep":{"a":{"b":{"c":{"d":[[1,2],[3]]}}}},"free":{"anything":[1,"x",{"y":null}]}}}`
 
+// poolsReuse reports whether sync.Pool hands back what was put in it. The
+// race detector makes it drop items at random, and regexp matching, which
+// keeps its machines in a pool, then allocates: allocation counts are only
+// checked without it.
+func poolsReuse() bool {
+	var p sync.Pool
+	for range 200 {
+		x := new(int)
+		p.Put(x)
+		if p.Get() != x {
+			return false
+		}
+	}
+	return true
+}
+
+func skipAllocsUnlessPoolsReuse(t *testing.T) {
+	if !poolsReuse() {
+		t.Skip("sync.Pool drops items (race detector): allocation counts are not meaningful")
+	}
+}
+
 func TestValidateZeroAllocs(t *testing.T) {
+	skipAllocsUnlessPoolsReuse(t)
 	type input struct {
 		name string
 		s    *Schema

@@ -1,0 +1,23 @@
+// Package validatediff checks crdkit's value validation (package schema:
+// Schema.Validate, Schema.Valid and Schema.ValidateListTypes) against the
+// server's own code in k8s.io/apiextensions-apiserver v0.37.2:
+// ValidateCustomResource with the validator of NewSchemaValidator (kube-openapi
+// underneath), and listtype.ValidateListSetsAndMaps.
+//
+// The inputs are every version of every corpus CRD with the corpus objects of
+// its kind, objects generated from each schema (package gen: valid objects
+// and each keyword broken in turn), targeted mutations of generated objects
+// (wrong types at every kind of node, int-or-string values, formats, list
+// duplicates), and the JSON-Schema-Test-Suite fixtures kube-openapi ships,
+// wherever both implementations accept the schema. A case agrees when both
+// report the same causes (field, type and the text after the field) once
+// sorted, and when Schema.Valid agrees with Schema.Validate.
+//
+// The package has no API; its tests are the product. Run them with
+//
+//	go test ./validatediff
+//	go test ./validatediff -run X -fuzz FuzzValidateAgrees -fuzztime 120s
+//
+// The corpus is read from $CRDKIT_CORPUS, or ../../shared/corpus beside the
+// repository; its tests skip when it is absent.
+package validatediff
