@@ -394,7 +394,7 @@ func refApply(x any, s *schema.Schema) {
 				continue
 			}
 			if v, found := x[k]; !found || v == nil && !c.Nullable() {
-				x[k] = refCopy(def)
+				x[k] = refCopyTyped(def)
 			}
 		}
 		a, _, _ := s.AdditionalProperties()
@@ -404,7 +404,7 @@ func refApply(x any, s *schema.Schema) {
 			} else if a != nil {
 				if x[k] == nil && !a.Nullable() {
 					def, _ := a.Default()
-					x[k] = refCopy(def)
+					x[k] = refCopyTyped(def)
 				}
 				refApply(x[k], a)
 			}
@@ -414,7 +414,7 @@ func refApply(x any, s *schema.Schema) {
 		for i := range x {
 			if x[i] == nil && it != nil && !it.Nullable() {
 				def, _ := it.Default()
-				x[i] = refCopy(def)
+				x[i] = refCopyTyped(def)
 			}
 			refApply(x[i], it)
 		}
@@ -452,5 +452,3 @@ func refPruneNulls(x any, s *schema.Schema) {
 		}
 	}
 }
-
-func refCopy(v any) any { return refCopyTyped(v) }
