@@ -97,18 +97,23 @@ func setObjectMeta(obj map[string]any, meta *metav1.ObjectMeta) error {
 // It returns the first error and the sorted unknown metadata paths.
 func coerceEmbedded(obj any, s *schema.Schema, strict, drop bool) (*field.Error, []string) {
 	var unknown []string
-	err := coerce(nil, obj, s, strict, drop, &unknown, 0)
+	err := coerce(nil, obj, s, false, strict, drop, &unknown, 0)
 	sort.Strings(unknown)
 	return err, unknown
 }
 
-func coerce(pth *field.Path, x any, s *schema.Schema, strict, drop bool, unknown *[]string, depth int) *field.Error {
-	if s == nil || depth > maxWalkDepth || s.Summary()&schema.HasEmbeddedResource == 0 {
+// coerce is coerceEmbedded's walk; root marks x as a resource itself (the
+// server's isResourceRoot), coerced like an embedded resource.
+func coerce(pth *field.Path, x any, s *schema.Schema, root, strict, drop bool, unknown *[]string, depth int) *field.Error {
+	if root && s == nil {
+		s = emptySchema
+	}
+	if s == nil || depth > maxWalkDepth || (!root && s.Summary()&schema.HasEmbeddedResource == 0) {
 		return nil
 	}
 	switch x := x.(type) {
 	case map[string]any:
-		if s.EmbeddedResource() {
+		if root || s.EmbeddedResource() {
 			for _, k := range []string{"apiVersion", "kind"} {
 				v, ok := x[k]
 				if !ok {
@@ -143,18 +148,18 @@ func coerce(pth *field.Path, x any, s *schema.Schema, strict, drop bool, unknown
 		addl, _, _ := s.AdditionalProperties()
 		for _, k := range sortedMapKeys(x) {
 			if p := s.Property(k); p != nil {
-				if err := coerce(pth.Child(k), x[k], p, strict, drop, unknown, depth+1); err != nil {
+				if err := coerce(pth.Child(k), x[k], p, false, strict, drop, unknown, depth+1); err != nil {
 					return err
 				}
 			} else if addl != nil {
-				if err := coerce(pth.Key(k), x[k], addl, strict, drop, unknown, depth+1); err != nil {
+				if err := coerce(pth.Key(k), x[k], addl, false, strict, drop, unknown, depth+1); err != nil {
 					return err
 				}
 			}
 		}
 	case []any:
 		for i, v := range x {
-			if err := coerce(pth.Index(i), v, s.Items(), strict, drop, unknown, depth+1); err != nil {
+			if err := coerce(pth.Index(i), v, s.Items(), false, strict, drop, unknown, depth+1); err != nil {
 				return err
 			}
 		}
@@ -174,3 +179,6 @@ func sortedMapKeys(m map[string]any) []string {
 	sort.Strings(ks)
 	return ks
 }
+
+// emptySchema stands for a missing schema at a resource root.
+var emptySchema, _ = schema.Compile(&schema.Props{})

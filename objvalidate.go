@@ -40,7 +40,7 @@ func (v *Version) validateCreate(obj map[string]any) field.ErrorList {
 		errs = append(errs, validateScale(obj, sc.StatusReplicasPath, derefString(sc.LabelSelectorPath))...)
 	}
 	if v.schema != nil {
-		errs = append(errs, validateEmbedded(nil, obj, v.schema, 0)...)
+		errs = append(errs, validateEmbedded(nil, obj, v.schema, false, 0)...)
 		errs = append(errs, toFieldErrors(v.schema.ValidateListTypes(obj, nil, nil))...)
 		if v.schema.Summary()&schema.HasRules != 0 {
 			if blocking(errs) {
@@ -130,27 +130,30 @@ func validateScale(obj map[string]any, replicasPath, selectorPath string) field.
 
 // validateEmbedded validates every embedded resource under s (not the
 // root), as the server's objectmeta validation does.
-func validateEmbedded(pth *field.Path, x any, s *schema.Schema, depth int) field.ErrorList {
-	if s == nil || depth > maxWalkDepth || s.Summary()&schema.HasEmbeddedResource == 0 {
+func validateEmbedded(pth *field.Path, x any, s *schema.Schema, root bool, depth int) field.ErrorList {
+	if root && s == nil {
+		s = emptySchema
+	}
+	if s == nil || depth > maxWalkDepth || (!root && s.Summary()&schema.HasEmbeddedResource == 0) {
 		return nil
 	}
 	var errs field.ErrorList
 	switch x := x.(type) {
 	case map[string]any:
-		if s.EmbeddedResource() {
+		if root || s.EmbeddedResource() {
 			errs = append(errs, validateEmbeddedResource(pth, x)...)
 		}
 		addl, _, _ := s.AdditionalProperties()
 		for _, k := range sortedMapKeys(x) {
 			if p := s.Property(k); p != nil {
-				errs = append(errs, validateEmbedded(pth.Child(k), x[k], p, depth+1)...)
+				errs = append(errs, validateEmbedded(pth.Child(k), x[k], p, false, depth+1)...)
 			} else if addl != nil {
-				errs = append(errs, validateEmbedded(pth.Key(k), x[k], addl, depth+1)...)
+				errs = append(errs, validateEmbedded(pth.Key(k), x[k], addl, false, depth+1)...)
 			}
 		}
 	case []any:
 		for i, e := range x {
-			errs = append(errs, validateEmbedded(pth.Index(i), e, s.Items(), depth+1)...)
+			errs = append(errs, validateEmbedded(pth.Index(i), e, s.Items(), false, depth+1)...)
 		}
 	}
 	return errs

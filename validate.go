@@ -276,6 +276,8 @@ func validateSchema(v *apiextensions.CustomResourceValidation, statusEnabled boo
 		initErrs = append(initErrs, field.Invalid(sp, "", err.Error()))
 	} else if se := schema.ValidateStructural(p, schema.NewPath(sp.String())); len(se) > 0 {
 		errs = append(errs, fieldErrors(se)...)
+	} else if s, err := schema.Compile(p); err == nil {
+		errs = append(errs, validateDefaults(s, sp)...)
 	}
 	errs = append(errs, fieldErrors(schema.CheckCRDSchema(p, schema.NewPath(sp.String()), schema.CreateOptions))...)
 	if len(errs) == 0 {

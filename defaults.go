@@ -1,0 +1,107 @@
+package crdkit
+
+import (
+	"fmt"
+	"reflect"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/crdkit/crdkit/prune"
+	"github.com/crdkit/crdkit/schema"
+)
+
+// validateDefaults makes the server's CRD-time checks of every default in a
+// structural schema (defaulting.ValidateDefaults with pruned defaults
+// required): walking properties and items (never additionalProperties), a
+// default must survive pruning, coerce and validate as embedded-resource
+// metadata where it applies, and pass OpenAPI validation against its own
+// node. Defaults inside the metadata, apiVersion or kind of a resource are
+// checked inside a surrounding object. CEL rules on defaults are not run yet.
+func validateDefaults(s *schema.Schema, pth *field.Path) field.ErrorList {
+	w := defaultsWalker{}
+	w.walk(pth, s, s, true, nil, false, 0)
+	return w.errs
+}
+
+// step is one step from a resource root down to a node: a property name, or
+// an array element (index true).
+type step struct {
+	key   string
+	index bool
+}
+
+type defaultsWalker struct{ errs field.ErrorList }
+
+func (w *defaultsWalker) walk(pth *field.Path, s, root *schema.Schema, top bool, steps []step, insideMeta bool, depth int) {
+	if s == nil || depth > maxWalkDepth {
+		return
+	}
+	embedded := top || s.EmbeddedResource()
+	if embedded {
+		insideMeta, steps, root = false, nil, s
+	}
+	if def, ok := s.Default(); ok {
+		dp := pth.Child("default")
+		if insideMeta {
+			w.metaDefault(dp, def, s, root, steps)
+		} else {
+			w.plainDefault(dp, def, s, embedded)
+		}
+	}
+	if it := s.Items(); it != nil {
+		w.walk(pth.Child("items"), it, root, false, append(steps[:len(steps):len(steps)], step{index: true}), insideMeta, depth+1)
+	}
+	for k, p := range s.Properties() {
+		sub := insideMeta || (embedded && (k == "metadata" || k == "apiVersion" || k == "kind"))
+		w.walk(pth.Child("properties").Key(k), p, root, false, append(steps[:len(steps):len(steps)], step{key: k}), sub, depth+1)
+	}
+}
+
+func (w *defaultsWalker) plainDefault(dp *field.Path, def any, s *schema.Schema, embedded bool) {
+	pruned := schema.DeepCopyValue(def)
+	prune.Object(pruned, s, prune.Options{Root: embedded}, nil)
+	if !reflect.DeepEqual(pruned, def) {
+		w.errs = append(w.errs, field.Invalid(dp, def, "must not have unknown fields"))
+	}
+	v := schema.DeepCopyValue(def)
+	var unknown []string
+	if err := coerce(dp, v, s, embedded, false, false, &unknown, 0); err != nil {
+		w.errs = append(w.errs, err)
+		return
+	}
+	if errs := validateEmbedded(dp, v, s, embedded, 0); len(errs) > 0 {
+		w.errs = append(w.errs, errs...)
+		return
+	}
+	w.errs = append(w.errs, toFieldErrors(s.Validate(def, schema.NewPath(dp.String()), nil))...)
+}
+
+// metaDefault checks a default under a resource's metadata, apiVersion or
+// kind inside an object built around it, as the server does.
+func (w *defaultsWalker) metaDefault(dp *field.Path, def any, s, root *schema.Schema, steps []step) {
+	// The surrounding object has the type meta of a made-up kind; the
+	// default is placed over it, so a default for apiVersion or kind wins.
+	if len(steps) == 0 || steps[0].index {
+		return
+	}
+	var v any = schema.DeepCopyValue(def)
+	for i := len(steps) - 1; i >= 1; i-- {
+		if steps[i].index {
+			v = []any{v}
+		} else {
+			v = map[string]any{steps[i].key: v}
+		}
+	}
+	obj := map[string]any{"apiVersion": "validation/v1", "kind": "Validation"}
+	obj[steps[0].key] = v
+	var unknown []string
+	if err := coerce(nil, obj, root, true, false, false, &unknown, 0); err != nil {
+		w.errs = append(w.errs, field.Invalid(dp, def, fmt.Sprintf("must result in valid metadata: %v", err)))
+		return
+	}
+	if errs := validateEmbedded(nil, obj, root, true, 0); len(errs) > 0 {
+		w.errs = append(w.errs, field.Invalid(dp, def, fmt.Sprintf("must result in valid metadata: %v", errs.ToAggregate())))
+		return
+	}
+	w.errs = append(w.errs, toFieldErrors(s.Validate(def, schema.NewPath(dp.String()), nil))...)
+}
