@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Runs every test of crdkit: formatting and vet, the library's tests with the
 # race detector, the conformance module (differential tests against the
-# upstream packages and the real API server), and the benchmarks once each
-# as tests. Summary lines start with "conformance:".
+# upstream packages and the real API server, which it starts itself), and
+# every benchmark once as a test. Summary lines start with "conformance:".
 set -euo pipefail
 cd "$(dirname "$0")"
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
 
 echo "== gofmt"
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
@@ -14,12 +16,17 @@ fi
 
 echo "== library: go vet, go test -race"
 go vet ./...
-go test -race -count=1 ./...
+go test -race -count=1 ./... 2>&1 | tee -a "$log"
 
-echo "== conformance module"
-(cd conformance && go vet ./... && go test -count=1 -timeout 60m -v ./... 2>&1 | tee /tmp/crdkit-conformance.log | grep -E '^(conformance:|--- FAIL|FAIL|ok|PASS)' ; exit "${PIPESTATUS[0]}")
+echo "== conformance module (upstream packages and the real API server)"
+(cd conformance && go vet ./... && go test -count=1 -timeout 60m -v ./... 2>&1 | tee /tmp/crdkit-conformance.log \
+  | grep -E '^(conformance:|--- FAIL|FAIL|ok|PASS|panic)' | tee -a "$log"; exit "${PIPESTATUS[0]}")
 
 echo "== benchmarks module (each benchmark once, as a test)"
-(cd benchmarks && go vet ./... && go test -count=1 -run XXX -bench . -benchtime 1x ./... | grep -E '^(ok|FAIL|PASS|---)')
+(cd benchmarks && go vet ./... && go test -count=1 -run Test -bench . -benchtime 1x ./... 2>&1 \
+  | grep -E '^(ok|FAIL|PASS|--- FAIL|panic)' | tee -a "$log"; exit "${PIPESTATUS[0]}")
 
-echo "== all tests passed"
+passed=$(grep -c '^ok ' "$log" || true)
+failed=$(grep -c '^FAIL' "$log" || true)
+echo "packages: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -310,7 +310,7 @@ func Gap(c string) string {
 		return "CEL rules (CEL issue)"
 	case strings.Contains(c, "x-kubernetes-validations | Internal error"):
 		return "CEL type information (CEL issue)"
-	case strings.Contains(c, ".default |") && (strings.Contains(c, "rule compile error") || strings.Contains(c, "failed rule") || strings.Contains(c, "evaluating rule")):
+	case strings.Contains(c, ".default") && (strings.Contains(c, "rule compile error") || strings.Contains(c, "failed rule") || strings.Contains(c, "evaluating rule")):
 		return "CEL rules on defaults (CEL issue)"
 	case strings.Contains(c, "exceeds budget"):
 		return "CEL cost (CEL issue)"
