@@ -391,16 +391,7 @@ func (c *CRD) storeAndRead(obj map[string]any, version string) map[string]any {
 		obj["apiVersion"] = c.Group() + "/" + storage
 		_, _, _ = c.coerce(obj, false, true)
 	}
-	// Read path: decode from storage.
-	_, _, _ = c.coerce(obj, false, true)
-	if md, ok := obj["metadata"].(map[string]any); ok {
-		if g, _ := md["generation"].(int64); g == 0 {
-			md["generation"] = int64(1)
-		}
-	}
-	c.defaultOwnVersion(obj)
-	obj["apiVersion"] = c.Group() + "/" + version
-	_, _, _ = c.coerce(obj, false, false)
+	obj = c.read(obj, version)
 	if md, ok := obj["metadata"].(map[string]any); ok {
 		if ts, set := md["creationTimestamp"]; set && ts == nil {
 			delete(md, "creationTimestamp") // the server fills it in
@@ -479,4 +470,37 @@ func normalizeValue(x any, depth int) (any, error) {
 		return out, nil
 	}
 	return nil, fmt.Errorf("unsupported value of type %T", x)
+}
+
+// Read returns what the server answers when an object stored in etcd (as
+// the stored JSON object, at the storage version or any other version the
+// CRD defines) is read at this version: coerced with malformed metadata
+// dropped, defaulted with the schema of its stored version, converted
+// (strategy None) and coerced with this version's schema. Request-version
+// defaults are not applied on reads, as on the server. stored is not
+// modified.
+func (v *Version) Read(stored map[string]any) (map[string]any, error) {
+	cp, err := normalizeValue(stored, 0)
+	if err != nil {
+		return nil, err
+	}
+	obj, _ := cp.(map[string]any)
+	if obj == nil {
+		return nil, errors.New("stored object is not a JSON object")
+	}
+	return v.crd.read(obj, v.name), nil
+}
+
+// read is the server's read path for a stored object (modified in place).
+func (c *CRD) read(obj map[string]any, version string) map[string]any {
+	_, _, _ = c.coerce(obj, false, true)
+	if md, ok := obj["metadata"].(map[string]any); ok {
+		if g, _ := md["generation"].(int64); g == 0 {
+			md["generation"] = int64(1)
+		}
+	}
+	c.defaultOwnVersion(obj)
+	obj["apiVersion"] = c.Group() + "/" + version
+	_, _, _ = c.coerce(obj, false, false)
+	return obj
 }

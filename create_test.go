@@ -74,3 +74,23 @@ func TestCreateJSONMalformedMetadata(t *testing.T) {
 		t.Fatalf("Status = %+v, want a 400", st)
 	}
 }
+
+func TestReadAppliesStorageDefaults(t *testing.T) {
+	crd := loadExample(t)
+	stored := map[string]any{
+		"apiVersion": "stable.example.com/v1", "kind": "CronTab",
+		"metadata": map[string]any{"name": "x", "namespace": "default", "generation": int64(0), "bogus": "dropped"},
+		"spec":     map[string]any{"cronSpec": "* * * * */5"},
+	}
+	got, err := crd.Version("v1beta1").Read(stored)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"apiVersion":"stable.example.com/v1beta1","kind":"CronTab","metadata":{"generation":1,"name":"x","namespace":"default"},"spec":{"cronSpec":"* * * * */5","replicas":1}}`
+	if b, _ := json.Marshal(got); string(b) != want {
+		t.Errorf("Read(v1beta1) = %s, want %s", b, want)
+	}
+	if _, ok := stored["spec"].(map[string]any)["replicas"]; ok {
+		t.Errorf("Read modified its input")
+	}
+}
