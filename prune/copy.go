@@ -34,17 +34,14 @@ func (w *walker) copyPrune(x any, s *schema.Schema, emb bool, path []seg) any {
 		out := make(map[string]any, len(x))
 		addl, _, addlSet := s.AdditionalProperties()
 		for k, v := range x {
-			switch {
-			case emb && isMeta(k):
+			if emb && isMeta(k) {
 				out[k] = deepCopy(v)
-			case s.Property(k) != nil:
-				out[k] = w.copyKey(v, s.Property(k), path, k)
-			case addlSet:
+			} else if c := s.Property(k); c != nil {
+				out[k] = w.copyKey(v, c, path, k)
+			} else if addlSet {
 				out[k] = w.copyKey(v, addl, path, k)
-			default:
-				if w.track {
-					w.record(path, k)
-				}
+			} else if w.track {
+				w.record(path, k)
 			}
 		}
 		return out
@@ -83,14 +80,13 @@ func (w *walker) copyPreserve(x any, s *schema.Schema, emb bool, path []seg) any
 		}
 		out := make(map[string]any, len(x))
 		for k, v := range x {
-			switch {
-			case emb && isMeta(k):
+			if emb && isMeta(k) {
 				out[k] = deepCopy(v)
-			case s.Property(k) != nil:
-				out[k] = w.copyKey(v, s.Property(k), path, k)
-			case addlSet:
+			} else if c := s.Property(k); c != nil {
+				out[k] = w.copyKey(v, c, path, k)
+			} else if addlSet {
 				out[k] = w.copyKey(v, addl, path, k)
-			default:
+			} else {
 				out[k] = deepCopy(v)
 			}
 		}

@@ -33,12 +33,14 @@
 // # Value model
 //
 // Values are decoded JSON: nil, bool, string, int64, float64, []any and
-// map[string]any. Only maps and slices are ever changed; any other value,
-// including a map or slice of another type, is left alone. A value whose
-// type the schema contradicts is not an error here (validation reports it
-// later), and it is pruned as the server prunes it: a map under a schema
-// without properties loses its keys, an array under an object schema has the
-// maps among its elements emptied, a scalar is kept.
+// map[string]any. Only maps and slices of this model are ever changed; any
+// other value, including a map or slice of another type, is left alone. A
+// value whose type the schema contradicts is not an error here (validation
+// reports it later) and is pruned as the server prunes it: a scalar is kept
+// whatever the schema says; a map under a schema with neither properties nor
+// additionalProperties (type string, say) loses every key unless the schema
+// preserves unknown fields; and the maps among the elements of an array lose
+// every key when the schema has no items (type object, say).
 //
 // # Concurrency
 //
@@ -59,7 +61,9 @@
 // that the schema does not describe (arrays nested under no schema,
 // preserved subtrees copied by Copy) are walked with explicit stacks on the
 // heap. There is therefore no depth limit and no error; the work is linear
-// in the size of the object. Object allocates nothing unless it removes a
-// field (and then one string per reported path), so clean objects are cheap
-// to check; paths longer than 64 segments cost an allocation per level.
+// in the size of the object and of the paths reported. Object allocates nothing unless it removes a
+// field (then one string per reported path), so clean objects are cheap to
+// check. The one exception is an object nested more than 64 maps and arrays
+// deep: each map or array visited below that depth costs an allocation for
+// its path.
 package prune

@@ -3,6 +3,7 @@ package prune
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
 	"reflect"
 	"sort"
@@ -27,11 +28,7 @@ func decode(data []byte) (any, error) {
 	return numbers(v), nil
 }
 
-var errTrailing = jsonError("trailing data")
-
-type jsonError string
-
-func (e jsonError) Error() string { return string(e) }
+var errTrailing = errors.New("trailing data after the JSON value")
 
 func numbers(v any) any {
 	switch v := v.(type) {

@@ -20,19 +20,19 @@ type Options struct {
 	NoPaths bool
 }
 
-// Object removes in place, from obj and the maps and slices it holds, every
-// field that the schema s does not allow, as the API server does when it
-// decodes a custom object, and appends the paths of the removed fields to dst.
+// Object modifies obj in place: it removes every field that the schema s
+// does not allow, from obj and from the maps and slices it holds, as the API
+// server does when it decodes a custom object, and appends the paths of the
+// removed fields to dst.
 //
 // The appended paths are rendered as the server renders them ("spec.foo",
-// "[1].b", "spec.list[0].x") and sorted; paths already in dst are left as
-// they are. A path string is built only when a field is removed, so an object
-// with nothing to prune costs no allocation.
+// "[1].b", "spec.list[0].x") and sorted as sort.Strings sorts them; paths
+// already in dst are left as they are. A path string is built only when a
+// field is removed, so an object with nothing to prune costs no allocation.
 //
-// A nil s allows nothing: every key of a map is removed. Scalars and values
-// outside the value model are never changed, and neither is a value whose type
-// the schema contradicts, except that a map under a schema without properties
-// loses its keys, as on the server.
+// A nil s allows nothing: every key of a map is removed (but see
+// Options.Root). Scalars and values outside the value model are never
+// changed. The package documentation describes the rules in full.
 func Object(obj any, s *schema.Schema, opts Options, dst []string) []string {
 	w := walker{paths: dst, track: !opts.NoPaths}
 	var empty schema.Schema
@@ -185,9 +185,10 @@ func (w *walker) pruneAll(x any, path []seg) {
 			top.i++
 			switch e := top.a[top.i-1].(type) {
 			case map[string]any:
-				if len(e) > 0 {
-					w.clearMap(e, nestedPath(path, stack))
+				if w.track && len(e) > 0 {
+					w.recordAll(e, nestedPath(path, stack))
 				}
+				clear(e)
 			case []any:
 				stack = append(stack, cursor{a: e})
 			}

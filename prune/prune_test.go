@@ -1,7 +1,6 @@
 package prune
 
 import (
-	"encoding/json"
 	"fmt"
 	"reflect"
 	"strings"
@@ -337,5 +336,3 @@ func TestRenderLongPath(t *testing.T) {
 		t.Errorf("render(nil) = %q, want x", got)
 	}
 }
-
-var _ = json.Marshal

@@ -173,7 +173,11 @@ func compile(p *Props, depth int) (*Schema, error) {
 		s.propNodes = make([]*Schema, len(s.propNames))
 		s.props = make(map[string]*Schema, len(s.propNames))
 		for i, k := range s.propNames {
-			c, err := compile(p.Properties[k], depth+1)
+			pp := p.Properties[k]
+			if pp == nil {
+				pp = new(Props) // a declared property with no schema is an empty schema
+			}
+			c, err := compile(pp, depth+1)
 			if err != nil {
 				return nil, err
 			}
@@ -191,6 +195,9 @@ func compile(p *Props, depth int) (*Schema, error) {
 		src []*Props
 	}{{&s.allOf, p.AllOf}, {&s.anyOf, p.AnyOf}, {&s.oneOf, p.OneOf}} {
 		for _, x := range l.src {
+			if x == nil {
+				x = new(Props)
+			}
 			c, err := compile(x, depth+1)
 			if err != nil {
 				return nil, err
