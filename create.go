@@ -190,11 +190,12 @@ func (v *Version) create(raw []byte, obj map[string]any, opts CreateOptions) Res
 			md["name"] = generateName(base)
 		}
 	}
-	if errs := v.validateCreate(obj); len(errs) > 0 {
+	meta, metaErrs := metaOf(obj)
+	if errs := v.validateCreate(obj, meta, metaErrs); len(errs) > 0 {
 		res.Err = apierrors.NewInvalid(objectGroupKind(obj), stringAt(obj, "metadata", "name"), errs)
 		return res
 	}
-	if errs := validateMetaAccessor(obj, v.crd.Namespaced()); len(errs) > 0 {
+	if errs := validateMetaAccessor(meta, v.crd.Namespaced()); len(errs) > 0 {
 		res.Err = apierrors.NewInvalid(objectGroupKind(obj), stringAt(obj, "metadata", "name"), errs)
 		return res
 	}
@@ -217,12 +218,9 @@ func stringAt(obj map[string]any, keys ...string) string {
 
 // validateMetaAccessor is the object-metadata check the server makes after
 // the strategy's validation passed, with path-segment name rules.
-func validateMetaAccessor(obj map[string]any, namespaced bool) field.ErrorList {
-	meta := &metav1.ObjectMeta{}
-	if m, ok := obj["metadata"].(map[string]any); ok {
-		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(m, meta); err != nil {
-			return field.ErrorList{field.Invalid(field.NewPath("metadata"), m, err.Error())}
-		}
+func validateMetaAccessor(meta *metav1.ObjectMeta, namespaced bool) field.ErrorList {
+	if meta == nil {
+		meta = &metav1.ObjectMeta{}
 	}
 	return genericvalidation.ValidateObjectMetaAccessor(meta, namespaced, path.ValidatePathSegmentName, field.NewPath("metadata"))
 }
@@ -233,11 +231,23 @@ func validateMetaAccessor(obj map[string]any, namespaced bool) field.ErrorList {
 // pruned paths and, when strict, the unknown-field paths in the server's
 // order (metadata, pruned, embedded metadata).
 func (c *CRD) coerce(obj map[string]any, strict, dropInvalidMeta bool) (pruned, unknown []string, err error) {
+	return c.coerceWith(obj, strict, dropInvalidMeta, true)
+}
+
+// coerceWith is coerce; with rootMeta false it leaves root metadata alone,
+// for metadata an earlier round trip already made canonical (the round trip
+// is the identity then).
+func (c *CRD) coerceWith(obj map[string]any, strict, dropInvalidMeta, rootMeta bool) (pruned, unknown []string, err error) {
 	kind, kindOK := obj["kind"].(string)
 	apiVersion, avOK := obj["apiVersion"].(string)
-	meta, foundMeta, metaUnknown, err := getObjectMeta(obj, strict, dropInvalidMeta, "metadata")
-	if err != nil {
-		return nil, nil, err
+	var meta *metav1.ObjectMeta
+	var foundMeta bool
+	var metaUnknown []string
+	if rootMeta {
+		meta, foundMeta, metaUnknown, err = getObjectMeta(obj, strict, dropInvalidMeta, "metadata")
+		if err != nil {
+			return nil, nil, err
+		}
 	}
 	unknown = append(unknown, metaUnknown...)
 	gv, err := runtimeschema.ParseGroupVersion(apiVersion)
@@ -389,9 +399,9 @@ func (c *CRD) storeAndRead(obj map[string]any, version string) map[string]any {
 	storage := c.StorageVersion()
 	if storage != version {
 		obj["apiVersion"] = c.Group() + "/" + storage
-		_, _, _ = c.coerce(obj, false, true)
+		_, _, _ = c.coerceWith(obj, false, true, false)
 	}
-	obj = c.read(obj, version)
+	obj = c.read(obj, version, false)
 	if md, ok := obj["metadata"].(map[string]any); ok {
 		if ts, set := md["creationTimestamp"]; set && ts == nil {
 			delete(md, "creationTimestamp") // the server fills it in
@@ -488,12 +498,14 @@ func (v *Version) Read(stored map[string]any) (map[string]any, error) {
 	if obj == nil {
 		return nil, errors.New("stored object is not a JSON object")
 	}
-	return v.crd.read(obj, v.name), nil
+	return v.crd.read(obj, v.name, true), nil
 }
 
 // read is the server's read path for a stored object (modified in place).
-func (c *CRD) read(obj map[string]any, version string) map[string]any {
-	_, _, _ = c.coerce(obj, false, true)
+// rootMeta false skips the root metadata round trips, for an object whose
+// metadata is already canonical.
+func (c *CRD) read(obj map[string]any, version string, rootMeta bool) map[string]any {
+	_, _, _ = c.coerceWith(obj, false, true, rootMeta)
 	if md, ok := obj["metadata"].(map[string]any); ok {
 		if g, _ := md["generation"].(int64); g == 0 {
 			md["generation"] = int64(1)
@@ -501,6 +513,6 @@ func (c *CRD) read(obj map[string]any, version string) map[string]any {
 	}
 	c.defaultOwnVersion(obj)
 	obj["apiVersion"] = c.Group() + "/" + version
-	_, _, _ = c.coerce(obj, false, false)
+	_, _, _ = c.coerceWith(obj, false, false, false)
 	return obj
 }

@@ -26,12 +26,15 @@ import (
 // validation of the whole object, scale paths, embedded resources, list
 // types, then the "not checked" marker where CEL rules would be skipped.
 // x-kubernetes-validations rules themselves are not evaluated yet.
-func (v *Version) validateCreate(obj map[string]any) field.ErrorList {
+func (v *Version) validateCreate(obj map[string]any, meta *metav1.ObjectMeta, metaErrs field.ErrorList) field.ErrorList {
 	gvk := runtimeschema.GroupVersionKind{Group: v.crd.Group(), Version: v.name, Kind: v.crd.Kind()}
 	if errs := validateTypeMeta(obj, gvk); len(errs) > 0 {
 		return errs
 	}
-	errs := validateRootMeta(obj, v.crd.Namespaced())
+	errs := metaErrs
+	if meta != nil {
+		errs = genericvalidation.ValidateObjectMetaDeclaratively(context.Background(), operation.Create, meta, nil, v.crd.Namespaced(), genericvalidation.NameIsDNSSubdomain, field.NewPath("metadata"), true)
+	}
 	if v.schema != nil {
 		errs = append(errs, toFieldErrors(v.schema.Validate(obj, nil, nil))...)
 	}
@@ -89,20 +92,20 @@ func validateTypeMeta(obj map[string]any, gvk runtimeschema.GroupVersionKind) fi
 	return errs
 }
 
-// validateRootMeta validates metadata as the custom-resource validator does:
-// converted to ObjectMeta, then the create checks.
-func validateRootMeta(obj map[string]any, namespaced bool) field.ErrorList {
+// metaOf converts an object's metadata to ObjectMeta as the custom-resource
+// validator does (nil and the errors when it cannot).
+func metaOf(obj map[string]any) (*metav1.ObjectMeta, field.ErrorList) {
 	meta := &metav1.ObjectMeta{}
 	if raw := obj["metadata"]; raw != nil {
 		m, ok := raw.(map[string]any)
 		if !ok {
-			return field.ErrorList{field.Invalid(field.NewPath("metadata"), raw, fmt.Sprintf("expected map[string]interface{}, got %T", raw))}
+			return nil, field.ErrorList{field.Invalid(field.NewPath("metadata"), raw, fmt.Sprintf("expected map[string]interface{}, got %T", raw))}
 		}
 		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(m, meta); err != nil {
-			return field.ErrorList{field.Invalid(field.NewPath("metadata"), raw, err.Error())}
+			return nil, field.ErrorList{field.Invalid(field.NewPath("metadata"), raw, err.Error())}
 		}
 	}
-	return genericvalidation.ValidateObjectMetaDeclaratively(context.Background(), operation.Create, meta, nil, namespaced, genericvalidation.NameIsDNSSubdomain, field.NewPath("metadata"), true)
+	return meta, nil
 }
 
 // validateScale checks a scale subresource's replicas path (and the label

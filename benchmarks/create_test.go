@@ -1,0 +1,229 @@
+package benchmarks
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
+	schemaobjectmeta "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/objectmeta"
+	structuralpruning "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
+	apiservervalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
+	"k8s.io/apiextensions-apiserver/pkg/registry/customresource"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured/unstructuredscheme"
+	"k8s.io/apimachinery/pkg/runtime"
+	runtimeschema "k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	kjson "sigs.k8s.io/json"
+	"sigs.k8s.io/yaml"
+
+	"github.com/crdkit/crdkit"
+)
+
+// createStrategy is the part of the server's custom-resource strategy a
+// create uses.
+type createStrategy interface {
+	PrepareForCreate(ctx context.Context, obj runtime.Object)
+	Validate(ctx context.Context, obj runtime.Object) field.ErrorList
+}
+
+// createCase is one corpus object with its CRD version, prepared for both
+// pipelines.
+type createCase struct {
+	name     string
+	obj      map[string]any
+	version  *crdkit.Version
+	strategy createStrategy
+	ss       *structuralschema.Structural
+}
+
+// createCases loads the corpus objects whose CRD version has no CEL rules
+// (neither side evaluates CEL here) and builds both pipelines once.
+func createCases(tb testing.TB) []createCase {
+	root := os.Getenv("CRDKIT_CORPUS")
+	if root == "" {
+		root = filepath.Join("..", "..", "shared", "corpus")
+	}
+	if _, err := os.Stat(root); err != nil {
+		tb.Skipf("corpus not found at %s (set CRDKIT_CORPUS): %v", root, err)
+	}
+	type served struct {
+		v        *crdkit.Version
+		strategy createStrategy
+		ss       *structuralschema.Structural
+	}
+	byGVK := map[string]served{}
+	for _, doc := range createDocs(tb, filepath.Join(root, "crds")) {
+		crd := new(apiextensionsv1.CustomResourceDefinition)
+		if err := kjson.UnmarshalCaseSensitivePreserveInts(doc, crd); err != nil || crd.Kind != "CustomResourceDefinition" {
+			continue
+		}
+		ck, err := crdkit.New(crd)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		for _, v := range crd.Spec.Versions {
+			if v.Schema == nil || ck.Version(v.Name).HasRules() {
+				continue
+			}
+			internal := new(apiextensions.JSONSchemaProps)
+			if err := apiextensionsv1.Convert_v1_JSONSchemaProps_To_apiextensions_JSONSchemaProps(v.Schema.OpenAPIV3Schema, internal, nil); err != nil {
+				tb.Fatal(err)
+			}
+			ss, err := structuralschema.NewStructural(internal)
+			if err != nil {
+				tb.Fatal(err)
+			}
+			validator, _, err := apiservervalidation.NewSchemaValidator(internal)
+			if err != nil {
+				tb.Fatal(err)
+			}
+			var status *apiextensions.CustomResourceSubresourceStatus
+			var scale *apiextensions.CustomResourceSubresourceScale
+			if sr := v.Subresources; sr != nil {
+				if sr.Status != nil {
+					status = &apiextensions.CustomResourceSubresourceStatus{}
+				}
+				if sc := sr.Scale; sc != nil {
+					scale = &apiextensions.CustomResourceSubresourceScale{SpecReplicasPath: sc.SpecReplicasPath, StatusReplicasPath: sc.StatusReplicasPath, LabelSelectorPath: sc.LabelSelectorPath}
+				}
+			}
+			gvk := runtimeschema.GroupVersionKind{Group: crd.Spec.Group, Version: v.Name, Kind: crd.Spec.Names.Kind}
+			st := customresource.NewStrategy(unstructuredscheme.NewUnstructuredObjectTyper(), crd.Spec.Scope == apiextensionsv1.NamespaceScoped, gvk, validator, nil, ss, status, scale, nil)
+			byGVK[gvk.GroupVersion().String()+" "+gvk.Kind] = served{ck.Version(v.Name), st, ss}
+		}
+	}
+	var out []createCase
+	for _, doc := range createDocs(tb, filepath.Join(root, "objects")) {
+		var obj map[string]any
+		if err := kjson.UnmarshalCaseSensitivePreserveInts(doc, &obj); err != nil {
+			continue
+		}
+		av, _ := obj["apiVersion"].(string)
+		kind, _ := obj["kind"].(string)
+		s, ok := byGVK[av+" "+kind]
+		if !ok {
+			continue
+		}
+		if md, ok := obj["metadata"].(map[string]any); ok && s.v.CRD().Namespaced() && md["namespace"] == nil {
+			md["namespace"] = "default"
+		}
+		name, _, _ := unstructured.NestedString(obj, "metadata", "name")
+		out = append(out, createCase{name: fmt.Sprintf("%s/%s", s.v.CRD().Name(), name), obj: obj, version: s.v, strategy: s.strategy, ss: s.ss})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
+	return out
+}
+
+func createDocs(tb testing.TB, dir string) [][]byte {
+	var out [][]byte
+	_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".yaml") {
+			return err
+		}
+		raw, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		r := utilyaml.NewYAMLReader(bufioReader(raw))
+		for {
+			doc, err := r.Read()
+			if err != nil {
+				break
+			}
+			js, err := yaml.YAMLToJSON(doc)
+			if err == nil && len(js) > 4 {
+				out = append(out, js)
+			}
+		}
+		return nil
+	})
+	return out
+}
+
+// upstreamCreate is the server's create pipeline from a decoded object,
+// without CEL and without storage: the decoder's coercion (metadata round
+// trip, prune, null pruning, embedded coercion), request-version defaults,
+// PrepareForCreate and the strategy's validation.
+func upstreamCreate(c createCase, obj map[string]any) field.ErrorList {
+	meta, found, _, err := schemaobjectmeta.GetObjectMetaWithOptions(obj, schemaobjectmeta.ObjectMetaOptions{})
+	if err != nil {
+		panic(err)
+	}
+	structuralpruning.Prune(obj, c.ss, true)
+	structuraldefaulting.PruneNonNullableNullsWithoutDefaults(obj, c.ss)
+	if err, _ := schemaobjectmeta.CoerceWithOptions(nil, obj, c.ss, false, schemaobjectmeta.CoerceOptions{}); err != nil {
+		panic(err)
+	}
+	if found {
+		if err := schemaobjectmeta.SetObjectMeta(obj, meta); err != nil {
+			panic(err)
+		}
+	}
+	structuraldefaulting.Default(obj, c.ss)
+	u := &unstructured.Unstructured{Object: obj}
+	ctx := context.Background()
+	c.strategy.PrepareForCreate(ctx, u)
+	return c.strategy.Validate(ctx, u)
+}
+
+// BenchmarkCreate runs the whole create pipeline on decoded corpus objects:
+// crdkit's Version.Create (which also copies its input and does the
+// store-and-read-back the server's response reflects) against the same
+// steps of the server called directly (on a copy made inside the loop, as
+// crdkit's Create copies). CEL is left out on both sides: only CRD
+// versions without rules are used.
+func BenchmarkCreate(b *testing.B) {
+	for _, c := range createCases(b) {
+		b.Run(c.name+"/crdkit", func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				if res := c.version.Create(c.obj, crdkit.CreateOptions{FieldValidation: crdkit.Ignore}); res.Object == nil && res.Err == nil {
+					b.Fatal("no answer")
+				}
+			}
+		})
+		b.Run(c.name+"/upstream", func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				_ = upstreamCreate(c, runtime.DeepCopyJSON(c.obj))
+			}
+		})
+	}
+}
+
+// TestCreateBenchInputs checks that both pipelines agree on every input:
+// the same verdict, and for accepted objects the same object once the
+// server's storage step is left out of the comparison.
+func TestCreateBenchInputs(t *testing.T) {
+	cases := createCases(t)
+	if len(cases) == 0 {
+		t.Skip("no corpus objects for CRD versions without rules")
+	}
+	for _, c := range cases {
+		res := c.version.Create(c.obj, crdkit.CreateOptions{FieldValidation: crdkit.Ignore})
+		errs := upstreamCreate(c, runtime.DeepCopyJSON(c.obj))
+		if (res.Err == nil) != (len(errs) == 0) {
+			t.Errorf("%s: crdkit %v, upstream %v", c.name, res.Err, errs)
+		}
+		if res.Err == nil {
+			if _, err := json.Marshal(res.Object); err != nil {
+				t.Errorf("%s: %v", c.name, err)
+			}
+		}
+	}
+}
+
+func bufioReader(b []byte) *bufio.Reader { return bufio.NewReader(bytes.NewReader(b)) }
