@@ -8,17 +8,15 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/crdkit/crdkit/internal/corpus"
 	"github.com/crdkit/crdkit/internal/docs"
 )
 
 // corpusDir returns the shared corpus, or skips the test when it is absent.
 func corpusDir(t testing.TB) string {
-	d := os.Getenv("CRDKIT_CORPUS")
-	if d == "" {
-		d = filepath.Join("..", "shared", "corpus")
-	}
-	if _, err := os.Stat(d); err != nil {
-		t.Skipf("corpus not found at %s (set CRDKIT_CORPUS to run this test): %v", d, err)
+	d, ok := corpus.Root()
+	if !ok {
+		t.Skip("corpus not found: set CRDKIT_CORPUS to the directory holding crds/ and objects/ (default ../shared/corpus beside the repository)")
 	}
 	return d
 }

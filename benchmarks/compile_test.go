@@ -3,11 +3,7 @@
 package benchmarks
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
-	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -15,14 +11,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crdkit/crdkit/internal/corpus"
+
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 	apiservervalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	kjson "sigs.k8s.io/json"
-	"sigs.k8s.io/yaml"
 
 	"github.com/crdkit/crdkit/schema"
 )
@@ -104,30 +100,7 @@ func compileCases(tb testing.TB) []compileCase {
 	return out
 }
 
-func compileReadDocs(path string) ([][]byte, error) {
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var out [][]byte
-	r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(raw)))
-	for {
-		doc, err := r.Read()
-		if errors.Is(err, io.EOF) {
-			return out, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		js, err := yaml.YAMLToJSON(doc)
-		if err != nil {
-			return nil, err
-		}
-		if js = bytes.TrimSpace(js); len(js) > 0 && string(js) != "null" {
-			out = append(out, js)
-		}
-	}
-}
+func compileReadDocs(path string) ([][]byte, error) { return corpus.Documents(path) }
 
 // compileCrdkit is crdkit's side of one iteration.
 func compileCrdkit(js []byte) (*schema.Schema, error) {

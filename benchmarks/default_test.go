@@ -3,12 +3,8 @@
 package benchmarks
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -21,14 +17,14 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/crdkit/crdkit/internal/corpus"
+
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
 	"k8s.io/apimachinery/pkg/runtime"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	kjson "sigs.k8s.io/json"
-	"sigs.k8s.io/yaml"
 
 	"github.com/crdkit/crdkit/defaulting"
 	"github.com/crdkit/crdkit/schema"
@@ -214,30 +210,7 @@ func defaultBuildSchemas(props *apiextensionsv1.JSONSchemaProps) (*defaultSchema
 	return &defaultSchemas{up: ss, ours: ours}, nil
 }
 
-func defaultReadDocs(path string) ([][]byte, error) {
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var out [][]byte
-	r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(raw)))
-	for {
-		doc, err := r.Read()
-		if errors.Is(err, io.EOF) {
-			return out, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		js, err := yaml.YAMLToJSON(doc)
-		if err != nil {
-			return nil, err
-		}
-		if js = bytes.TrimSpace(js); len(js) > 0 && string(js) != "null" {
-			out = append(out, js)
-		}
-	}
-}
+func defaultReadDocs(path string) ([][]byte, error) { return corpus.Documents(path) }
 
 func defaultUpstream(obj any, s *structuralschema.Structural) {
 	structuraldefaulting.PruneNonNullableNullsWithoutDefaults(obj, s)

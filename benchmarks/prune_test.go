@@ -3,12 +3,9 @@
 package benchmarks
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -20,14 +17,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crdkit/crdkit/internal/corpus"
+
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
 	"k8s.io/apimachinery/pkg/runtime"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	kjson "sigs.k8s.io/json"
-	"sigs.k8s.io/yaml"
 
 	"github.com/crdkit/crdkit/prune"
 	"github.com/crdkit/crdkit/schema"
@@ -217,30 +214,7 @@ func pruneBuildSchemas(props *apiextensionsv1.JSONSchemaProps) (*pruneSchemas, e
 	return &pruneSchemas{up: ss, ours: ours}, nil
 }
 
-func pruneReadDocs(path string) ([][]byte, error) {
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var out [][]byte
-	r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(raw)))
-	for {
-		doc, err := r.Read()
-		if errors.Is(err, io.EOF) {
-			return out, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		js, err := yaml.YAMLToJSON(doc)
-		if err != nil {
-			return nil, err
-		}
-		if js = bytes.TrimSpace(js); len(js) > 0 && string(js) != "null" {
-			out = append(out, js)
-		}
-	}
-}
+func pruneReadDocs(path string) ([][]byte, error) { return corpus.Documents(path) }
 
 func pruneUpstream(obj any, s *structuralschema.Structural) []string {
 	return pruning.PruneWithOptions(obj, s, true, structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true})

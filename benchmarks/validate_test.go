@@ -3,12 +3,8 @@
 package benchmarks
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,6 +12,8 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+
+	"github.com/crdkit/crdkit/internal/corpus"
 
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -26,9 +24,7 @@ import (
 	apiservervalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	kjson "sigs.k8s.io/json"
-	"sigs.k8s.io/yaml"
 
 	"github.com/crdkit/crdkit/schema"
 )
@@ -113,30 +109,7 @@ func validateCorpus(tb testing.TB) string {
 	return d
 }
 
-func validateReadDocs(path string) ([][]byte, error) {
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var out [][]byte
-	r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(raw)))
-	for {
-		doc, err := r.Read()
-		if errors.Is(err, io.EOF) {
-			return out, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		js, err := yaml.YAMLToJSON(doc)
-		if err != nil {
-			return nil, err
-		}
-		if js = bytes.TrimSpace(js); len(js) > 0 && string(js) != "null" {
-			out = append(out, js)
-		}
-	}
-}
+func validateReadDocs(path string) ([][]byte, error) { return corpus.Documents(path) }
 
 type validateSchemas struct {
 	name       string

@@ -17,6 +17,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/crdkit/crdkit/internal/corpus"
+
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
@@ -34,12 +36,9 @@ import (
 // corpusDir finds the shared corpus: $CRDKIT_CORPUS, or ../shared/corpus
 // beside the repository.
 func corpusDir(t testing.TB) string {
-	if d := os.Getenv("CRDKIT_CORPUS"); d != "" {
-		return d
-	}
-	d, _ := filepath.Abs("../../../shared/corpus")
-	if _, err := os.Stat(d); err != nil {
-		t.Skipf("corpus not found at %s (set CRDKIT_CORPUS): %v", d, err)
+	d, ok := corpus.Root()
+	if !ok {
+		t.Skip("corpus not found: set CRDKIT_CORPUS to the directory holding crds/ and objects/ (default ../shared/corpus beside the repository)")
 	}
 	return d
 }

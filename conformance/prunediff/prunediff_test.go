@@ -14,6 +14,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/crdkit/crdkit/internal/corpus"
+
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
@@ -203,12 +205,9 @@ func decode(t testing.TB, data []byte) any {
 
 // corpusDir finds the shared corpus, or skips.
 func corpusDir(t testing.TB) string {
-	d := os.Getenv("CRDKIT_CORPUS")
-	if d == "" {
-		d = filepath.Join("..", "..", "..", "shared", "corpus")
-	}
-	if st, err := os.Stat(filepath.Join(d, "crds")); err != nil || !st.IsDir() {
-		t.Skipf("corpus not found at %s (set CRDKIT_CORPUS to the directory holding crds/ and objects/)", d)
+	d, ok := corpus.Root()
+	if !ok {
+		t.Skip("corpus not found: set CRDKIT_CORPUS to the directory holding crds/ and objects/ (default ../shared/corpus beside the repository)")
 	}
 	return d
 }

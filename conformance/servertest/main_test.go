@@ -27,6 +27,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crdkit/crdkit/internal/corpus"
+
 	"github.com/crdkit/crdkit/conformance/oracle"
 )
 
@@ -51,15 +53,11 @@ func TestMain(m *testing.M) {
 
 // corpusDir returns the corpus CRD directory, or "" when absent.
 func corpusDir() string {
-	root := os.Getenv("CRDKIT_CORPUS")
-	if root == "" {
-		root = filepath.Join("..", "..", "..", "shared", "corpus")
-	}
-	dir := filepath.Join(root, "crds")
-	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+	root, ok := corpus.Root()
+	if !ok {
 		return ""
 	}
-	return dir
+	return filepath.Join(root, "crds")
 }
 
 func envInt(name string, def int) int {
