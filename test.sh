@@ -20,11 +20,11 @@ go test -race -count=1 ./... 2>&1 | tee -a "$log"
 
 echo "== conformance module (upstream packages and the real API server)"
 (cd conformance && go vet ./... && go test -count=1 -timeout 60m -v ./... 2>&1 | tee /tmp/crdkit-conformance.log \
-  | grep -E '^(conformance:|--- FAIL|FAIL|ok|PASS|panic)' | tee -a "$log"; exit "${PIPESTATUS[0]}")
+  | grep -E '^(conformance:|--- FAIL|FAIL|ok|PASS|panic: )' | tee -a "$log"; exit "${PIPESTATUS[0]}")
 
 echo "== benchmarks module (each benchmark once, as a test)"
 (cd benchmarks && go vet ./... && go test -count=1 -run Test -bench . -benchtime 1x ./... 2>&1 \
-  | grep -E '^(ok|FAIL|PASS|--- FAIL|panic)' | tee -a "$log"; exit "${PIPESTATUS[0]}")
+  | grep -E '^(ok|FAIL|PASS|--- FAIL|panic: )' | tee -a "$log"; exit "${PIPESTATUS[0]}")
 
 passed=$(grep -c '^ok ' "$log" || true)
 failed=$(grep -c '^FAIL' "$log" || true)
