@@ -38,6 +38,9 @@ type CRD struct {
 	byName   map[string]*Version
 	warnings []string
 	order    *versionsort.Versions
+	// readIsIdentity: storing an object this package created at the
+	// storage version and reading it back changes nothing (see storeAndRead).
+	readIsIdentity bool
 }
 
 // Version is one version of a CRD, with its compiled schema. It is
@@ -147,6 +150,12 @@ func New(crd *apiextensionsv1.CustomResourceDefinition, opts ...LoadOptions) (*C
 			Deprecated: v.Deprecated, DeprecationWarning: v.DeprecationWarning}
 	}
 	c.order = versionsort.New(v1.Spec.Group, v1.Spec.Names.Kind, vs)
+	c.readIsIdentity = len(c.lint) == 0
+	for _, v := range c.versions {
+		if v.schema != nil && defaultsHoldNull(v.schema, 0) {
+			c.readIsIdentity = false
+		}
+	}
 	sort.SliceStable(c.versions, func(i, j int) bool {
 		return versionsort.Compare(c.versions[i].name, c.versions[j].name) > 0
 	})
@@ -283,4 +292,45 @@ func (v *Version) Table(objs []map[string]any, opts printcolumns.TableOptions) (
 // accepts it.
 func (v *Version) HasRules() bool {
 	return v.schema != nil && v.schema.Summary()&schema.HasRules != 0
+}
+
+// defaultsHoldNull reports whether any default in s contains a null, which
+// the read path's null pruning could remove again.
+func defaultsHoldNull(s *schema.Schema, depth int) bool {
+	if s == nil || depth > maxWalkDepth || s.Summary()&schema.HasDefaults == 0 {
+		return false
+	}
+	if d, ok := s.Default(); ok && holdsNull(d) {
+		return true
+	}
+	if defaultsHoldNull(s.Items(), depth+1) {
+		return true
+	}
+	for _, p := range s.Properties() {
+		if defaultsHoldNull(p, depth+1) {
+			return true
+		}
+	}
+	a, _, _ := s.AdditionalProperties()
+	return defaultsHoldNull(a, depth+1)
+}
+
+func holdsNull(v any) bool {
+	switch t := v.(type) {
+	case nil:
+		return true
+	case map[string]any:
+		for _, e := range t {
+			if holdsNull(e) {
+				return true
+			}
+		}
+	case []any:
+		for _, e := range t {
+			if holdsNull(e) {
+				return true
+			}
+		}
+	}
+	return false
 }
