@@ -94,3 +94,30 @@ func TestReadAppliesStorageDefaults(t *testing.T) {
 		t.Errorf("Read modified its input")
 	}
 }
+
+func TestReadIdentityOnlyWhenSafe(t *testing.T) {
+	if !loadExample(t).readIsIdentity {
+		t.Errorf("CronTab example: readIsIdentity = false, want true")
+	}
+	withNull := `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"things.example.com"},
+	"spec":{"group":"example.com","scope":"Namespaced","names":{"plural":"things","kind":"Thing"},
+	"versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object","properties":{
+	"spec":{"type":"object","properties":{"p":{"type":"object","x-kubernetes-preserve-unknown-fields":true,"default":{"a":null}}}}}}}}]}}`
+	crd, err := Load([]byte(withNull))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if crd.readIsIdentity {
+		t.Errorf("a default holding null: readIsIdentity = true, want false")
+	}
+	res := crd.Version("v1").CreateJSON([]byte(`{"apiVersion":"example.com/v1","kind":"Thing","metadata":{"name":"x"},"spec":{}}`), CreateOptions{})
+	if res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	b, _ := json.Marshal(res.Object["spec"])
+	// The read path prunes nothing here: "a" is under preserve-unknown-fields
+	// with no schema, and upstream null pruning leaves schemaless nulls alone.
+	if string(b) != `{"p":{"a":null}}` {
+		t.Errorf("spec = %s, want {\"p\":{\"a\":null}}", b)
+	}
+}
