@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"reflect"
+	"sync"
 	"testing"
 )
 
@@ -119,5 +120,39 @@ func TestReadIdentityOnlyWhenSafe(t *testing.T) {
 	// with no schema, and upstream null pruning leaves schemaless nulls alone.
 	if string(b) != `{"p":{"a":null}}` {
 		t.Errorf("spec = %s, want {\"p\":{\"a\":null}}", b)
+	}
+}
+
+// TestCreateConcurrent runs creates on one compiled CRD from many
+// goroutines (meaningful under -race): compiled values are shared, never
+// written.
+func TestCreateConcurrent(t *testing.T) {
+	crd := loadExample(t)
+	body := []byte(`{"apiVersion":"stable.example.com/v1","kind":"CronTab","metadata":{"name":"x","finalizers":["f"]},"spec":{"cronSpec":"* * * * */5","extra":1,"replicas":null}}`)
+	want := crd.Version("v1").CreateJSON(body, CreateOptions{})
+	wantJS, _ := json.Marshal(want.Object)
+	var wg sync.WaitGroup
+	errs := make(chan string, 16)
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 50; i++ {
+				for _, v := range []string{"v1", "v1beta1"} {
+					res := crd.Version(v).CreateJSON(body, CreateOptions{FieldValidation: Warn})
+					if v == "v1" {
+						if got, _ := json.Marshal(res.Object); string(got) != string(wantJS) {
+							errs <- string(got)
+							return
+						}
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Errorf("concurrent CreateJSON = %s, want %s", e, wantJS)
 	}
 }
