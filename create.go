@@ -200,8 +200,19 @@ func (v *Version) create(raw []byte, obj map[string]any, opts CreateOptions) Res
 		return res
 	}
 	res.Warnings = append(res.Warnings, finalizerWarnings(obj)...)
-	res.Object = v.crd.storeAndRead(obj, v.name)
+	res.Object = v.crd.storeAndRead(obj, v.name, v.statusDefaultsReturn())
 	return res
+}
+
+// statusDefaultsReturn reports whether the read path re-applies defaults
+// under status after the create dropped it (status subresource on and
+// defaults in the status schema).
+func (v *Version) statusDefaultsReturn() bool {
+	if !v.hasStatusSubresource() || v.schema == nil {
+		return false
+	}
+	st := v.schema.Property("status")
+	return st != nil && st.Summary()&schema.HasDefaults != 0
 }
 
 // objectGroupKind is the group and kind an object names, which the server
@@ -395,13 +406,14 @@ func (c *CRD) defaultOwnVersion(obj map[string]any) {
 // to the storage version and coerced there, then read back (coerced with
 // malformed metadata dropped, defaulted with the storage version's schema),
 // converted to the version asked for and coerced with its schema.
-func (c *CRD) storeAndRead(obj map[string]any, version string) map[string]any {
+func (c *CRD) storeAndRead(obj map[string]any, version string, statusDefaults bool) map[string]any {
 	storage := c.StorageVersion()
-	if storage == version && c.readIsIdentity {
+	if storage == version && c.readIsIdentity && !statusDefaults {
 		// The object was pruned, null-pruned, coerced and defaulted with this
 		// very schema; the CRD is valid, so its defaults are pruned and hold
-		// no null: the read path's steps are identities here (the server
-		// differential checks this on every create).
+		// no null; only metadata changed since (and status, when it had no
+		// defaults to come back): the read path's steps are identities here
+		// (the server differentials check the returned objects and tables).
 		return finishRead(obj)
 	}
 	if storage != version {

@@ -156,3 +156,25 @@ func TestCreateConcurrent(t *testing.T) {
 		t.Errorf("concurrent CreateJSON = %s, want %s", e, wantJS)
 	}
 }
+
+// TestCreateReturnsStatusDefaults: a create drops status (status
+// subresource), and the server's read-back applies the status defaults
+// again (seen on the server with Flux's Kustomization and Gateway API).
+func TestCreateReturnsStatusDefaults(t *testing.T) {
+	doc := `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"things.example.com"},
+	"spec":{"group":"example.com","scope":"Namespaced","names":{"plural":"things","kind":"Thing"},
+	"versions":[{"name":"v1","served":true,"storage":true,"subresources":{"status":{}},"schema":{"openAPIV3Schema":{"type":"object","properties":{
+	"spec":{"type":"object","x-kubernetes-preserve-unknown-fields":true},
+	"status":{"type":"object","default":{"observedGeneration":-1},"properties":{"observedGeneration":{"type":"integer"}}}}}}}]}}`
+	crd, err := Load([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := crd.Version("v1").CreateJSON([]byte(`{"apiVersion":"example.com/v1","kind":"Thing","metadata":{"name":"x"},"spec":{},"status":{"observedGeneration":5}}`), CreateOptions{})
+	if res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	if b, _ := json.Marshal(res.Object["status"]); string(b) != `{"observedGeneration":-1}` {
+		t.Errorf("status = %s, want the default {\"observedGeneration\":-1}", b)
+	}
+}
