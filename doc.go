@@ -21,9 +21,18 @@
 // compare sorted lists. Load returns the same errors as an
 // *apierrors.StatusError whose Status() is what the server answers.
 //
-// Checks not made yet (they belong to later work and are listed in the
-// README): default values (pruned and valid), CEL rule compilation and cost,
-// JSONPath parsing of printer columns.
+// Version.CreateJSON (and Create, for a decoded object) answers what a
+// dry-run create answers: the object the server returns (pruned, defaulted,
+// stored and read back), its Warning headers, or the Status of a refusal
+// (400 for decoding and strict field validation, 422 with causes), in the
+// server's order of operations. Version.Read is the read path of a stored
+// object; Version.Default and DefaultTyped are client-side defaulting.
+//
+// Not done yet: x-kubernetes-validations (CEL) rules are neither compiled at
+// CRD time nor evaluated on objects (Version.HasRules tells which versions
+// have them; where the server would skip them because of a blocking error,
+// crdkit adds the same "not checked" cause); updates, status updates and
+// ratcheting; conversion webhooks.
 //
 // # Concurrency
 //
