@@ -56,6 +56,11 @@ type Version struct {
 	schema     *schema.Schema
 	columns    *printcolumns.Columns
 	columnsErr error
+
+	// Facts a create needs, computed once.
+	statusSubresource bool                                            // status is reset on create
+	statusDefaults    bool                                            // defaults under status come back on read
+	scaleSub          *apiextensionsv1.CustomResourceSubresourceScale // scale paths to validate
 }
 
 // LoadOptions change how Load and New treat a CRD.
@@ -139,6 +144,14 @@ func New(crd *apiextensionsv1.CustomResourceDefinition, opts ...LoadOptions) (*C
 			}
 		}
 		ver.columns, ver.columnsErr = printcolumns.Compile(v.AdditionalPrinterColumns)
+		if sr := v.Subresources; sr != nil {
+			ver.statusSubresource = sr.Status != nil
+			ver.scaleSub = sr.Scale
+		}
+		if ver.statusSubresource && ver.schema != nil {
+			st := ver.schema.Property("status")
+			ver.statusDefaults = st != nil && st.Summary()&schema.HasDefaults != 0
+		}
 		if _, dup := c.byName[v.Name]; !dup {
 			c.byName[v.Name] = ver
 			c.versions = append(c.versions, ver)

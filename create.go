@@ -181,7 +181,7 @@ func (v *Version) create(raw []byte, obj map[string]any, opts CreateOptions) Res
 		}
 		md["namespace"] = ns
 	}
-	if v.hasStatusSubresource() {
+	if v.statusSubresource {
 		delete(obj, "status")
 	}
 	md["generation"] = int64(1)
@@ -200,19 +200,8 @@ func (v *Version) create(raw []byte, obj map[string]any, opts CreateOptions) Res
 		return res
 	}
 	res.Warnings = append(res.Warnings, finalizerWarnings(obj)...)
-	res.Object = v.crd.storeAndRead(obj, v.name, v.statusDefaultsReturn())
+	res.Object = v.crd.storeAndRead(obj, v.name, v.statusDefaults)
 	return res
-}
-
-// statusDefaultsReturn reports whether the read path re-applies defaults
-// under status after the create dropped it (status subresource on and
-// defaults in the status schema).
-func (v *Version) statusDefaultsReturn() bool {
-	if !v.hasStatusSubresource() || v.schema == nil {
-		return false
-	}
-	st := v.schema.Property("status")
-	return st != nil && st.Summary()&schema.HasDefaults != 0
 }
 
 // objectGroupKind is the group and kind an object names, which the server
@@ -453,15 +442,6 @@ func wipeSystemFields(md map[string]any) {
 	for _, k := range []string{"creationTimestamp", "uid", "deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"} {
 		delete(md, k)
 	}
-}
-
-func (v *Version) hasStatusSubresource() bool {
-	for _, ver := range v.crd.v1.Spec.Versions {
-		if ver.Name == v.name {
-			return ver.Subresources != nil && ver.Subresources.Status != nil
-		}
-	}
-	return false
 }
 
 func (c *CRD) preserveUnknownFields() bool { return c.v1.Spec.PreserveUnknownFields }

@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strings"
 
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/operation"
 	"k8s.io/apimachinery/pkg/api/validate/content"
 	genericvalidation "k8s.io/apimachinery/pkg/api/validation"
@@ -38,7 +37,7 @@ func (v *Version) validateCreate(obj map[string]any, meta *metav1.ObjectMeta, me
 	if v.schema != nil {
 		errs = append(errs, toFieldErrors(v.schema.Validate(obj, nil, nil))...)
 	}
-	if sc := v.scale(); sc != nil {
+	if sc := v.scaleSub; sc != nil {
 		errs = append(errs, validateScale(obj, sc.SpecReplicasPath, "")...)
 		errs = append(errs, validateScale(obj, sc.StatusReplicasPath, derefString(sc.LabelSelectorPath))...)
 	}
@@ -263,14 +262,4 @@ func derefString(s *string) string {
 		return ""
 	}
 	return *s
-}
-
-// scale is the version's scale subresource, or nil.
-func (v *Version) scale() *apiextensionsv1.CustomResourceSubresourceScale {
-	for _, ver := range v.crd.v1.Spec.Versions {
-		if ver.Name == v.name && ver.Subresources != nil {
-			return ver.Subresources.Scale
-		}
-	}
-	return nil
 }

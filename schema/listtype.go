@@ -187,21 +187,9 @@ func setEqual(a, b any) bool {
 
 // scalarEqual is Go's == on interface values, as map keys compare.
 func scalarEqual(a, b any) bool {
-	switch x := a.(type) {
-	case nil:
-		return b == nil
-	case string:
-		y, ok := b.(string)
-		return ok && x == y
-	case bool:
-		y, ok := b.(bool)
-		return ok && x == y
-	case int64:
-		y, ok := b.(int64)
-		return ok && x == y
-	case float64:
-		y, ok := b.(float64)
-		return ok && x == y
+	switch a.(type) {
+	case nil, string, bool, int64, float64:
+		return deepEqual(a, b)
 	}
 	ta, tb := reflect.TypeOf(a), reflect.TypeOf(b)
 	if ta != tb || !ta.Comparable() {
