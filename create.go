@@ -222,6 +222,9 @@ func validateMetaAccessor(meta *metav1.ObjectMeta, namespaced bool) field.ErrorL
 	if meta == nil {
 		meta = &metav1.ObjectMeta{}
 	}
+	if plainMetaValid(meta, namespaced) {
+		return nil
+	}
 	return genericvalidation.ValidateObjectMetaAccessor(meta, namespaced, path.ValidatePathSegmentName, field.NewPath("metadata"))
 }
 

@@ -22,6 +22,17 @@ func getObjectMeta(obj map[string]any, strict, drop bool, prefix string) (meta *
 	if !ok {
 		return nil, false, nil, nil
 	}
+	if m, ok := md.(map[string]any); ok {
+		if meta, ok := plainMetaFromMap(m); ok {
+			return meta, true, nil, nil
+		}
+	}
+	return getObjectMetaJSON(md, strict, drop, prefix)
+}
+
+// getObjectMetaJSON is getObjectMeta's general case, the server's own: md
+// to JSON and back into ObjectMeta.
+func getObjectMetaJSON(md any, strict, drop bool, prefix string) (meta *metav1.ObjectMeta, found bool, unknown []string, err error) {
 	meta = new(metav1.ObjectMeta)
 	raw, err := utiljson.Marshal(md)
 	if err != nil {
@@ -80,6 +91,10 @@ func fieldPathErrors(errs []error, prefix string) []string {
 func setObjectMeta(obj map[string]any, meta *metav1.ObjectMeta) error {
 	if meta == nil {
 		delete(obj, "metadata")
+		return nil
+	}
+	if m, ok := plainMetaToMap(meta); ok {
+		obj["metadata"] = m
 		return nil
 	}
 	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(meta)

@@ -31,7 +31,7 @@ func (v *Version) validateCreate(obj map[string]any, meta *metav1.ObjectMeta, me
 		return errs
 	}
 	errs := metaErrs
-	if meta != nil {
+	if meta != nil && !plainMetaValid(meta, v.crd.Namespaced()) {
 		errs = genericvalidation.ValidateObjectMetaDeclaratively(context.Background(), operation.Create, meta, nil, v.crd.Namespaced(), genericvalidation.NameIsDNSSubdomain, field.NewPath("metadata"), true)
 	}
 	if v.schema != nil {
@@ -99,6 +99,9 @@ func metaOf(obj map[string]any) (*metav1.ObjectMeta, field.ErrorList) {
 		m, ok := raw.(map[string]any)
 		if !ok {
 			return nil, field.ErrorList{field.Invalid(field.NewPath("metadata"), raw, fmt.Sprintf("expected map[string]interface{}, got %T", raw))}
+		}
+		if meta, ok := plainMetaFromMap(m); ok {
+			return meta, nil
 		}
 		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(m, meta); err != nil {
 			return nil, field.ErrorList{field.Invalid(field.NewPath("metadata"), raw, err.Error())}

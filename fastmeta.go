@@ -1,0 +1,308 @@
+package crdkit
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// The server turns object metadata into metav1.ObjectMeta and back through
+// JSON and reflection, and validates it with regular expressions, several
+// times per request. Most metadata holds a name, a namespace, labels,
+// annotations and finalizers and nothing else; for such "plain" metadata
+// the functions below give the same results directly. Each of them
+// answers ok=false for anything else, and the callers then take the
+// server's own path. fastmeta_test.go checks them against that path.
+
+// plainMetaFromMap is the JSON round trip of an unstructured metadata map
+// into ObjectMeta (getObjectMeta), for a map that holds only string fields,
+// generation, labels, annotations, finalizers and a null creationTimestamp,
+// all with well-formed values: the decoded ObjectMeta then has no unknown
+// field and no error.
+func plainMetaFromMap(m map[string]any) (*metav1.ObjectMeta, bool) {
+	meta := new(metav1.ObjectMeta)
+	for k, v := range m {
+		switch k {
+		case "name", "generateName", "namespace", "uid", "resourceVersion", "selfLink":
+			s, ok := plainString(v)
+			if !ok {
+				return nil, false
+			}
+			switch k {
+			case "name":
+				meta.Name = s
+			case "generateName":
+				meta.GenerateName = s
+			case "namespace":
+				meta.Namespace = s
+			case "uid":
+				meta.UID = types.UID(s)
+			case "resourceVersion":
+				meta.ResourceVersion = s
+			default:
+				meta.SelfLink = s
+			}
+		case "generation":
+			switch g := v.(type) {
+			case nil:
+			case int64:
+				meta.Generation = g
+			default:
+				return nil, false
+			}
+		case "labels", "annotations":
+			sm, ok := plainStringMap(v)
+			if !ok {
+				return nil, false
+			}
+			if k == "labels" {
+				meta.Labels = sm
+			} else {
+				meta.Annotations = sm
+			}
+		case "finalizers":
+			l, ok := plainStringList(v)
+			if !ok {
+				return nil, false
+			}
+			meta.Finalizers = l
+		case "creationTimestamp":
+			if v != nil {
+				return nil, false
+			}
+		default:
+			return nil, false
+		}
+	}
+	return meta, true
+}
+
+// plainString accepts a string that JSON carries unchanged (valid UTF-8) or
+// null, which leaves the field empty.
+func plainString(v any) (string, bool) {
+	switch s := v.(type) {
+	case nil:
+		return "", true
+	case string:
+		return s, utf8.ValidString(s)
+	}
+	return "", false
+}
+
+// plainStringMap accepts null or a non-empty map of strings with valid UTF-8
+// keys and values.
+func plainStringMap(v any) (map[string]string, bool) {
+	if v == nil {
+		return nil, true
+	}
+	m, ok := v.(map[string]any)
+	if !ok || len(m) == 0 {
+		return nil, false
+	}
+	out := make(map[string]string, len(m))
+	for k, e := range m {
+		s, ok := e.(string)
+		if !ok || !utf8.ValidString(k) || !utf8.ValidString(s) {
+			return nil, false
+		}
+		out[k] = s
+	}
+	return out, true
+}
+
+// plainStringList accepts null or a non-empty list of valid UTF-8 strings.
+func plainStringList(v any) ([]string, bool) {
+	if v == nil {
+		return nil, true
+	}
+	l, ok := v.([]any)
+	if !ok || len(l) == 0 {
+		return nil, false
+	}
+	out := make([]string, len(l))
+	for i, e := range l {
+		s, ok := e.(string)
+		if !ok || !utf8.ValidString(s) {
+			return nil, false
+		}
+		out[i] = s
+	}
+	return out, true
+}
+
+// plainMetaToMap is runtime.DefaultUnstructuredConverter.ToUnstructured of
+// meta (setObjectMeta) when meta has nothing but the fields
+// plainMetaFromMap reads, and no empty non-nil map or list.
+func plainMetaToMap(meta *metav1.ObjectMeta) (map[string]any, bool) {
+	if !meta.CreationTimestamp.IsZero() || meta.DeletionTimestamp != nil || meta.DeletionGracePeriodSeconds != nil ||
+		meta.OwnerReferences != nil || meta.ManagedFields != nil ||
+		(meta.Labels != nil && len(meta.Labels) == 0) || (meta.Annotations != nil && len(meta.Annotations) == 0) ||
+		(meta.Finalizers != nil && len(meta.Finalizers) == 0) {
+		return nil, false
+	}
+	out := make(map[string]any, 4)
+	for _, f := range [...]struct {
+		key, value string
+	}{
+		{"name", meta.Name}, {"generateName", meta.GenerateName}, {"namespace", meta.Namespace},
+		{"uid", string(meta.UID)}, {"resourceVersion", meta.ResourceVersion}, {"selfLink", meta.SelfLink},
+	} {
+		if f.value != "" {
+			out[f.key] = f.value
+		}
+	}
+	if meta.Generation != 0 {
+		out["generation"] = meta.Generation
+	}
+	if meta.Labels != nil {
+		out["labels"] = anyMap(meta.Labels)
+	}
+	if meta.Annotations != nil {
+		out["annotations"] = anyMap(meta.Annotations)
+	}
+	if meta.Finalizers != nil {
+		l := make([]any, len(meta.Finalizers))
+		for i, f := range meta.Finalizers {
+			l[i] = f
+		}
+		out["finalizers"] = l
+	}
+	return out, true
+}
+
+func anyMap(m map[string]string) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// plainMetaValid reports that the server's checks of new object metadata
+// (ValidateObjectMetaDeclaratively with NameIsDNSSubdomain, then
+// ValidateObjectMetaAccessor with path-segment names) certainly find
+// nothing: plain metadata whose name, generateName, namespace, labels,
+// annotations and finalizers are in the simplest valid forms. false means
+// "ask the server's validators", not "invalid".
+func plainMetaValid(meta *metav1.ObjectMeta, namespaced bool) bool {
+	if len(meta.OwnerReferences) > 0 || len(meta.ManagedFields) > 0 || meta.DeletionTimestamp != nil ||
+		meta.DeletionGracePeriodSeconds != nil || meta.UID != "" || meta.Generation < 0 {
+		return false
+	}
+	if !isDNSSubdomain(meta.Name) {
+		return false
+	}
+	if gn := meta.GenerateName; gn != "" {
+		// The server masks a trailing dash as its name validator does
+		// (generic.go maskTrailingDash) before the subdomain check, and
+		// checks the unmasked prefix as a path segment.
+		masked := gn
+		if len(gn) > 1 && gn[len(gn)-1] == '-' {
+			masked = gn[:len(gn)-2] + "a"
+		}
+		if !isDNSSubdomain(masked) || strings.ContainsAny(gn, "/%") {
+			return false
+		}
+	}
+	if namespaced != (meta.Namespace != "") || (namespaced && !isDNSLabel(meta.Namespace)) {
+		return false
+	}
+	for k, v := range meta.Labels {
+		if !isLabelKey(k, false) || (v != "" && !isLabelName(v)) {
+			return false
+		}
+	}
+	size := 0
+	for k, v := range meta.Annotations {
+		if !isLabelKey(k, true) {
+			return false
+		}
+		size += len(k) + len(v)
+	}
+	if size > 256*1024 {
+		return false
+	}
+	orphan, foreground := false, false
+	for _, f := range meta.Finalizers {
+		if !isLabelKey(f, false) {
+			return false
+		}
+		orphan = orphan || f == metav1.FinalizerOrphanDependents
+		foreground = foreground || f == metav1.FinalizerDeleteDependents
+	}
+	return !(orphan && foreground)
+}
+
+// isDNSLabel is a lower-case RFC 1123 label of at most 63 characters.
+func isDNSLabel(s string) bool {
+	return len(s) <= 63 && isLabelOf(s, false)
+}
+
+// isDNSSubdomain is a lower-case RFC 1123 subdomain of at most 253
+// characters.
+func isDNSSubdomain(s string) bool {
+	if len(s) == 0 || len(s) > 253 {
+		return false
+	}
+	for part := range strings.SplitSeq(s, ".") {
+		if !isLabelOf(part, false) {
+			return false
+		}
+	}
+	return true
+}
+
+// isLabelOf is a non-empty run of lower-case letters (any letters when
+// upper is set), digits and dashes that starts and ends with a letter or a
+// digit.
+func isLabelOf(s string, upper bool) bool {
+	if len(s) == 0 || !isAlnum(s[0], upper) || !isAlnum(s[len(s)-1], upper) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c != '-' && !isAlnum(c, upper) {
+			return false
+		}
+	}
+	return true
+}
+
+func isAlnum(c byte, upper bool) bool {
+	return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || upper && c >= 'A' && c <= 'Z'
+}
+
+// isLabelName is the name part of a label key (and a non-empty label
+// value): at most 63 letters, digits, '-', '_' or '.', starting and ending
+// with a letter or a digit.
+func isLabelName(s string) bool {
+	if len(s) == 0 || len(s) > 63 || !isAlnum(s[0], true) || !isAlnum(s[len(s)-1], true) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c != '-' && c != '_' && c != '.' && !isAlnum(c, true) {
+			return false
+		}
+	}
+	return true
+}
+
+// isLabelKey is a qualified name: a label name with an optional DNS
+// subdomain prefix and '/'. With folded set the prefix may hold upper-case
+// letters (annotation keys are checked lower-cased).
+func isLabelKey(k string, folded bool) bool {
+	prefix, name, found := strings.Cut(k, "/")
+	if !found {
+		return isLabelName(k)
+	}
+	if strings.Contains(name, "/") || !isLabelName(name) || len(prefix) > 253 {
+		return false
+	}
+	for part := range strings.SplitSeq(prefix, ".") {
+		if !isLabelOf(part, folded) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,184 @@
+package crdkit
+
+import (
+	"context"
+	"encoding/json"
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/api/operation"
+	genericvalidation "k8s.io/apimachinery/pkg/api/validation"
+	"k8s.io/apimachinery/pkg/api/validation/path"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// The plain-metadata shortcuts must give exactly what the server's own
+// conversions and validators give whenever they answer. These tests compare
+// them on random metadata built from values chosen to sit on every edge the
+// shortcuts draw (types, nulls, empty maps and lists, invalid UTF-8, names
+// just inside and just outside each rule).
+
+var metaStrings = []string{
+	"", "a", "my-name", "my.name", "x1", "-a", "a-", "a.", ".a", "a..b", "A", "aB", "my_name", "a/b",
+	"example.com/key", "Example.com/key", "example.com/", "/key", "a/b/c", "e.x/K_e.y-1", "k%", ".", "..",
+	"foo-", "ab/-", "\xff", "caf\u00e9", "\u212aey", "<a&b>", "a\u2028b", "0", "kubernetes.io/a",
+	"orphan", "foregroundDeletion", strings.Repeat("a", 63), strings.Repeat("a", 64),
+	strings.Repeat("a", 253), strings.Repeat("a.", 126) + "a", strings.Repeat("a", 254),
+	strings.Repeat("b", 63) + "/" + strings.Repeat("c", 63), "MyName", "12345",
+}
+
+var metaKeys = []string{
+	"name", "generateName", "namespace", "uid", "resourceVersion", "selfLink", "generation", "labels",
+	"annotations", "finalizers", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds",
+	"ownerReferences", "managedFields", "Name", "unknown",
+}
+
+func randomMetaValue(r *rand.Rand, key string) any {
+	pick := func() string { return metaStrings[r.IntN(len(metaStrings))] }
+	switch r.IntN(12) {
+	case 0:
+		return nil
+	case 1:
+		return []any{int64(-1), int64(0), int64(3), 1.0, 1.5, true}[r.IntN(6)]
+	case 2:
+		return map[string]any{}
+	case 3:
+		return []any{}
+	case 4:
+		return []any{pick(), nil, int64(1)}[:1+r.IntN(3)]
+	case 5:
+		return map[string]any{pick(): []any{pick(), nil, int64(2), map[string]any{}}[r.IntN(4)]}
+	case 6:
+		return "2024-01-02T03:04:05Z"
+	}
+	switch key {
+	case "labels", "annotations":
+		m := map[string]any{}
+		for range 1 + r.IntN(3) {
+			m[pick()] = pick()
+		}
+		return m
+	case "finalizers":
+		l := []any{}
+		for range 1 + r.IntN(3) {
+			l = append(l, pick())
+		}
+		return l
+	case "generation":
+		return int64(r.IntN(5) - 1)
+	}
+	return pick()
+}
+
+func randomMeta(r *rand.Rand) map[string]any {
+	m := map[string]any{}
+	for range r.IntN(7) {
+		k := metaKeys[r.IntN(len(metaKeys))]
+		if r.IntN(3) > 0 {
+			k = metaKeys[r.IntN(10)] // mostly the fields the shortcut handles
+		}
+		m[k] = randomMetaValue(r, k)
+	}
+	return m
+}
+
+// checkPlainMeta compares every shortcut with the server's path on m.
+func checkPlainMeta(t *testing.T, m map[string]any) (fromMap, toMap, valid bool) {
+	t.Helper()
+	js, _ := json.Marshal(m)
+	fast, ok := plainMetaFromMap(m)
+	if ok {
+		fromMap = true
+		for _, strict := range []bool{false, true} {
+			for _, drop := range []bool{false, true} {
+				slow, found, unknown, err := getObjectMetaJSON(m, strict, drop, "metadata")
+				if err != nil || !found || len(unknown) > 0 || !reflect.DeepEqual(slow, fast) {
+					t.Fatalf("%s strict=%v drop=%v: plain %#v, server %#v (found %v, unknown %q, err %v)", js, strict, drop, fast, slow, found, unknown, err)
+				}
+			}
+		}
+		conv := new(metav1.ObjectMeta)
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(m, conv); err != nil || !reflect.DeepEqual(conv, fast) {
+			t.Fatalf("%s: plain %#v, FromUnstructured %#v (%v)", js, fast, conv, err)
+		}
+	}
+	slow, _, _, err := getObjectMetaJSON(m, false, true, "metadata")
+	if err != nil || slow == nil {
+		return
+	}
+	if out, ok := plainMetaToMap(slow); ok {
+		toMap = true
+		want, err := runtime.DefaultUnstructuredConverter.ToUnstructured(slow)
+		if err != nil || !reflect.DeepEqual(out, want) {
+			t.Fatalf("%s: plainMetaToMap %#v, ToUnstructured %#v (%v)", js, out, want, err)
+		}
+	}
+	for _, namespaced := range []bool{false, true} {
+		if !plainMetaValid(slow, namespaced) {
+			continue
+		}
+		valid = true
+		errs := genericvalidation.ValidateObjectMetaDeclaratively(context.Background(), operation.Create, slow, nil, namespaced, genericvalidation.NameIsDNSSubdomain, field.NewPath("metadata"), true)
+		errs = append(errs, validateMetaAccessorServer(slow, namespaced)...)
+		if len(errs) > 0 {
+			t.Fatalf("%s namespaced=%v: plainMetaValid, but the server says %v", js, namespaced, errs)
+		}
+	}
+	return
+}
+
+func validateMetaAccessorServer(meta *metav1.ObjectMeta, namespaced bool) field.ErrorList {
+	return genericvalidation.ValidateObjectMetaAccessor(meta, namespaced, path.ValidatePathSegmentName, field.NewPath("metadata"))
+}
+
+func TestPlainMetaAgreesWithServer(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	var fromMap, toMap, valid int
+	for range 200000 {
+		a, b, c := checkPlainMeta(t, randomMeta(r))
+		fromMap, toMap, valid = fromMap+b2i(a), toMap+b2i(b), valid+b2i(c)
+	}
+	// Also every name-like string alone, where the validators draw lines.
+	for _, s := range metaStrings {
+		for _, k := range []string{"name", "generateName", "namespace"} {
+			_, _, c := checkPlainMeta(t, map[string]any{"name": "n", "namespace": "ns", k: s})
+			valid += b2i(c)
+		}
+		for _, k := range []string{"labels", "annotations"} {
+			checkPlainMeta(t, map[string]any{"name": "n", k: map[string]any{s: "v"}})
+			checkPlainMeta(t, map[string]any{"name": "n", k: map[string]any{"k": s}})
+		}
+		checkPlainMeta(t, map[string]any{"name": "n", "finalizers": []any{s}})
+	}
+	t.Logf("shortcut taken: from map %d, to map %d, valid %d", fromMap, toMap, valid)
+	if fromMap < 1000 || toMap < 1000 || valid < 100 {
+		t.Errorf("the shortcuts were rarely taken (%d, %d, %d): the test checks too little", fromMap, toMap, valid)
+	}
+}
+
+func FuzzPlainMeta(f *testing.F) {
+	f.Add(`{"name":"a","namespace":"b","labels":{"k":"v"}}`)
+	f.Add(`{"name":"a-","generateName":"ab/-","finalizers":["orphan","foregroundDeletion"]}`)
+	f.Add(`{"annotations":{"Example.com/Key":""},"generation":-1}`)
+	f.Fuzz(func(t *testing.T, js string) {
+		var m map[string]any
+		if json.Unmarshal([]byte(js), &m) != nil {
+			return
+		}
+		if g, ok := m["generation"].(float64); ok && g == float64(int64(g)) {
+			m["generation"] = int64(g)
+		}
+		checkPlainMeta(t, m)
+	})
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
