@@ -96,8 +96,18 @@ func (v *Version) CreateJSON(data []byte, opts CreateOptions) Result {
 }
 
 // Create is CreateJSON for an already decoded object (the value model of
-// encoding/json with integers as int64). It does not modify obj.
+// encoding/json with integers as int64). It does not modify obj. Where the
+// server refuses a body while decoding its type meta (apiVersion or kind
+// not a string, no kind, an apiVersion that does not parse), its message
+// quotes the body: Create answers as for obj encoded with encoding/json.
 func (v *Version) Create(obj map[string]any, opts CreateOptions) Result {
+	if !typeMetaDecodes(obj) {
+		// The server refuses such a body while decoding its type meta, with
+		// a message that quotes the body: answer for the body obj encodes to.
+		if raw, err := json.Marshal(obj); err == nil {
+			return v.CreateJSON(raw, opts)
+		}
+	}
 	cp, err := normalizeValue(obj, 0)
 	if err != nil {
 		return Result{Err: apierrors.NewBadRequest(err.Error())}
@@ -127,17 +137,11 @@ func (v *Version) create(raw []byte, obj map[string]any, opts CreateOptions) Res
 		}
 		gvk = *actual
 	} else {
-		gvk = v.defaultGVK()
-		if av, ok := obj["apiVersion"].(string); ok {
-			if gv, err := runtimeschema.ParseGroupVersion(av); err == nil {
-				gvk.Group, gvk.Version = gv.Group, gv.Version
-			}
-		}
-		if k, ok := obj["kind"].(string); ok && k != "" {
-			gvk.Kind = k
-		}
+		// The decoder's answer for a body whose type meta decodes
+		// (typeMetaDecodes): the object's own group, version and kind.
+		gvk = (&unstructured.Unstructured{Object: obj}).GroupVersionKind()
 	}
-	pruned, unknown, err := v.crd.coerce(obj, strict, false)
+	pruned, unknown, err := v.crd.coerceWith(obj, strict, false, true)
 	if err != nil {
 		res.Err = v.decodeError(&gvk, raw, err)
 		return res
@@ -228,18 +232,15 @@ func validateMetaAccessor(meta *metav1.ObjectMeta, namespaced bool) field.ErrorL
 	return genericvalidation.ValidateObjectMetaAccessor(meta, namespaced, path.ValidatePathSegmentName, field.NewPath("metadata"))
 }
 
-// coerce runs the server's decode-time step (unstructuredSchemaCoercer.apply)
+// coerceWith runs the server's decode-time step (unstructuredSchemaCoercer.apply)
 // on obj: root metadata round-trip, pruning and null removal with the schema
 // of the object's own version, embedded-resource coercion. It returns the
 // pruned paths and, when strict, the unknown-field paths in the server's
 // order (metadata, pruned, embedded metadata).
-func (c *CRD) coerce(obj map[string]any, strict, dropInvalidMeta bool) (pruned, unknown []string, err error) {
-	return c.coerceWith(obj, strict, dropInvalidMeta, true)
-}
-
-// coerceWith is coerce; with rootMeta false it leaves root metadata alone,
-// for metadata an earlier round trip already made canonical (the round trip
-// is the identity then).
+//
+// With rootMeta false it leaves root metadata alone, for metadata an
+// earlier round trip already made canonical (the round trip is the identity
+// then).
 func (c *CRD) coerceWith(obj map[string]any, strict, dropInvalidMeta, rootMeta bool) (pruned, unknown []string, err error) {
 	kind, kindOK := obj["kind"].(string)
 	apiVersion, avOK := obj["apiVersion"].(string)
@@ -287,6 +288,19 @@ func (c *CRD) coerceWith(obj map[string]any, strict, dropInvalidMeta, rootMeta b
 		}
 	}
 	return pruned, unknown, nil
+}
+
+// typeMetaDecodes reports whether the server's decoder gets past obj's
+// type meta: apiVersion a string (or null or absent) that parses as a group
+// and version, and kind a non-empty string.
+func typeMetaDecodes(obj map[string]any) bool {
+	av, avOK := obj["apiVersion"].(string)
+	kind, _ := obj["kind"].(string)
+	if (!avOK && obj["apiVersion"] != nil) || kind == "" {
+		return false
+	}
+	_, err := runtimeschema.ParseGroupVersion(av)
+	return err == nil
 }
 
 // defaultGVK is the kind and version a request to this version addresses.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/crdkit/crdkit"
 	"github.com/crdkit/crdkit/conformance/oracle"
+	kjson "sigs.k8s.io/json"
 )
 
 // agreement counts, per capability, the cases where crdkit and the server
@@ -76,20 +77,9 @@ func compareCreate(a *agreement, crd *crdkit.CRD, v *Verdict) {
 		a.skip("version not loaded")
 		return
 	}
-	res := ver.CreateJSON([]byte(v.Raw), crdkit.CreateOptions{FieldValidation: crdkit.FieldValidation(v.Mode), Namespace: v.Namespace})
-	var got Verdict
-	got.Warnings = res.Warnings
-	got.Code = 201
-	if st := res.Status(); st != nil {
-		got.Code, got.Reason, got.Message = int(st.Code), string(st.Reason), st.Message
-		if st.Details != nil {
-			for _, c := range st.Details.Causes {
-				got.Causes = append(got.Causes, Cause{c.Field, string(c.Type), c.Message})
-			}
-		}
-	} else {
-		got.Object = oracle.Normalize(jsonRoundTrip(res.Object))
-	}
+	opts := crdkit.CreateOptions{FieldValidation: crdkit.FieldValidation(v.Mode), Namespace: v.Namespace}
+	got := createVerdict(ver.CreateJSON([]byte(v.Raw), opts))
+	compareDecoded(a, ver, v, opts, got)
 	// With rules the server runs CEL where crdkit cannot yet; when both
 	// accept, the rules passed and everything else is comparable.
 	if ver.HasRules() && (got.Code == 201 || got.Code == 422) && !blockingCause(got.Causes) && !(got.Code == 201 && v.Code == 201) {
@@ -127,6 +117,46 @@ func compareCreate(a *agreement, crd *crdkit.CRD, v *Verdict) {
 		a.record("create-object", v.Mutation, objOK,
 			fmt.Sprintf("%s\n  server: %s\n  crdkit: %s", desc, mustJSON(want.Object), mustJSON(got.Object)))
 	}
+}
+
+// createVerdict is a crdkit result in the form the server's answers are recorded.
+func createVerdict(res crdkit.Result) Verdict {
+	var got Verdict
+	got.Warnings = res.Warnings
+	got.Code = 201
+	if st := res.Status(); st != nil {
+		got.Code, got.Reason, got.Message = int(st.Code), string(st.Reason), st.Message
+		if st.Details != nil {
+			for _, c := range st.Details.Causes {
+				got.Causes = append(got.Causes, Cause{c.Field, string(c.Type), c.Message})
+			}
+		}
+	} else {
+		got.Object = oracle.Normalize(jsonRoundTrip(res.Object))
+	}
+	return got
+}
+
+// compareDecoded checks Version.Create on the decoded request body against
+// CreateJSON on the body (which the caller compares with the server), where
+// the two must agree: bodies that decode to a JSON object without duplicate
+// keys. Create takes no bytes, so decode errors and duplicate-field
+// warnings are CreateJSON's alone.
+func compareDecoded(a *agreement, ver *crdkit.Version, v *Verdict, opts crdkit.CreateOptions, fromJSON Verdict) {
+	var obj map[string]any
+	if strictErrs, err := kjson.UnmarshalStrict([]byte(v.Raw), &obj, kjson.DisallowDuplicateFields); err != nil || len(strictErrs) > 0 || obj == nil {
+		a.skip("Create on a decoded object: body is not a JSON object without duplicate keys")
+		return
+	}
+	// UnmarshalStrict also reports unknown fields, which a map never has,
+	// and keeps integers as int64 as the server's decoder does.
+	got := createVerdict(ver.Create(obj, opts))
+	if got.Code == 201 && fromJSON.Code == 201 {
+		dropGeneratedName(got.Object)
+		dropGeneratedName(fromJSON.Object)
+	}
+	a.record("create-decoded", v.Mutation, reflect.DeepEqual(got, fromJSON),
+		fmt.Sprintf("%s %s %s [%s]\n  input: %s\n  CreateJSON: %s\n  Create: %s", v.CRD, v.Version, v.Case, v.Mode, truncate(v.Raw, 400), mustJSON(fromJSON), mustJSON(got)))
 }
 
 func loadCrdkit(t *testing.T, crd *apiextensionsv1.CustomResourceDefinition) *crdkit.CRD {
