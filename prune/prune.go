@@ -96,30 +96,70 @@ func (w *walker) prune(x any, s *schema.Schema, emb bool, path []seg) {
 	}
 	switch x := x.(type) {
 	case map[string]any:
-		addl, _, addlSet := s.AdditionalProperties()
-		for k, v := range x {
-			if emb && isMeta(k) {
-				continue
-			}
-			if c := s.Property(k); c != nil {
-				w.key(v, c, path, k)
-			} else if addlSet {
-				// Even additionalProperties: false keeps the key; a nil
-				// schema then empties the maps below it.
-				w.key(v, addl, path, k)
-			} else {
+		w.pruneMap(x, s, emb, path)
+	case []any:
+		w.pruneList(x, s, path)
+	}
+}
+
+// pruneMap is prune for a map and a non-nil schema without
+// x-kubernetes-preserve-unknown-fields. It dispatches on the type of each
+// value itself, so that the scalars most values are cost no call.
+func (w *walker) pruneMap(x map[string]any, s *schema.Schema, emb bool, path []seg) {
+	addl, _, addlSet := s.AdditionalProperties()
+	for k, v := range x {
+		if emb && isMeta(k) {
+			continue
+		}
+		c := s.Property(k)
+		if c == nil {
+			if !addlSet {
 				if w.track {
 					w.record(path, k)
 				}
 				delete(x, k)
+				continue
+			}
+			// Even additionalProperties: false keeps the key; a nil
+			// schema then empties the maps below it.
+			c = addl
+		}
+		switch t := v.(type) {
+		case map[string]any:
+			if c == nil || c.PreserveUnknownFields() {
+				w.prune(v, c, c != nil && c.EmbeddedResource(), append(path, keySeg(k)))
+			} else {
+				w.pruneMap(t, c, c.EmbeddedResource(), append(path, keySeg(k)))
+			}
+		case []any:
+			if c == nil || c.PreserveUnknownFields() {
+				w.prune(v, c, false, append(path, keySeg(k)))
+			} else {
+				w.pruneList(t, c, append(path, keySeg(k)))
 			}
 		}
-	case []any:
-		items := s.Items()
+	}
+}
+
+// pruneList is prune for an array and a non-nil schema without
+// x-kubernetes-preserve-unknown-fields.
+func (w *walker) pruneList(x []any, s *schema.Schema, path []seg) {
+	items := s.Items()
+	if items == nil || items.PreserveUnknownFields() {
 		for i, v := range x {
 			if isContainer(v) {
 				w.prune(v, items, items != nil && items.EmbeddedResource(), append(path, indexSeg(i)))
 			}
+		}
+		return
+	}
+	emb := items.EmbeddedResource()
+	for i, v := range x {
+		switch t := v.(type) {
+		case map[string]any:
+			w.pruneMap(t, items, emb, append(path, indexSeg(i)))
+		case []any:
+			w.pruneList(t, items, append(path, indexSeg(i)))
 		}
 	}
 }

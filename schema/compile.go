@@ -42,6 +42,7 @@ type Schema struct {
 	propNames  []string  // sorted
 	propNodes  []*Schema // parallel to propNames
 	props      map[string]*Schema
+	index      *propIndex // nil: look names up in props
 	additional *Schema // additionalProperties schema, if any
 	addlSet    bool    // additionalProperties present
 	addlAllows bool    // additionalProperties true or a schema
@@ -183,6 +184,7 @@ func compile(p *Props, depth int) (*Schema, error) {
 			}
 			s.propNodes[i], s.props[k] = c, c
 		}
+		s.index = buildPropIndex(s.propNames, s.propNodes)
 	}
 	if ap := p.AdditionalProperties; ap != nil {
 		s.addlSet, s.addlAllows = true, ap.Allows
@@ -301,7 +303,12 @@ func (s *Schema) Rules() []ValidationRule { return s.rules }
 func (s *Schema) Items() *Schema { return s.items }
 
 // Property returns the schema of the named property, or nil.
-func (s *Schema) Property(name string) *Schema { return s.props[name] }
+func (s *Schema) Property(name string) *Schema {
+	if s.index != nil {
+		return s.index.lookup(name)
+	}
+	return s.props[name]
+}
 
 // NumProperties is the number of declared properties.
 func (s *Schema) NumProperties() int { return len(s.propNames) }

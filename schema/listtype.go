@@ -70,7 +70,7 @@ func (w *listWalker) object(s *Schema, obj map[string]any) {
 	}
 	if len(s.props) > 0 {
 		for k, x := range obj {
-			if p := s.props[k]; p != nil && p.summary&HasListTypes != 0 {
+			if p := s.Property(k); p != nil && p.summary&HasListTypes != 0 {
 				w.at.push(step{key: k})
 				w.value(p, x)
 				w.at.pop()

@@ -738,14 +738,12 @@ func (v *validator) object(s *Schema, m map[string]any) int {
 	forbid := s.addlSet && !s.addlAllows
 	n := 0
 	for k, x := range m {
-		p, declared := s.props[k]
+		p := s.Property(k) // never nil for a declared property
 		switch {
-		case declared:
-			if p != nil {
-				v.at.push(step{key: k})
-				n += v.node(p, x)
-				v.at.pop()
-			}
+		case p != nil:
+			v.at.push(step{key: k})
+			n += v.node(p, x)
+			v.at.pop()
 		case forbid:
 			if v.failing() {
 				name := v.at.koName()
