@@ -43,9 +43,9 @@ type Schema struct {
 	propNodes  []*Schema // parallel to propNames
 	props      map[string]*Schema
 	index      *propIndex // nil: look names up in props
-	additional *Schema // additionalProperties schema, if any
-	addlSet    bool    // additionalProperties present
-	addlAllows bool    // additionalProperties true or a schema
+	additional *Schema    // additionalProperties schema, if any
+	addlSet    bool       // additionalProperties present
+	addlAllows bool       // additionalProperties true or a schema
 
 	allOf, anyOf, oneOf []*Schema
 	not                 *Schema
