@@ -124,6 +124,10 @@ func checkPlainMeta(t *testing.T, m map[string]any) (fromMap, toMap, valid bool)
 		valid = true
 		errs := genericvalidation.ValidateObjectMetaDeclaratively(context.Background(), operation.Create, slow, nil, namespaced, genericvalidation.NameIsDNSSubdomain, field.NewPath("metadata"), true)
 		errs = append(errs, validateMetaAccessorServer(slow, namespaced)...)
+		if namespaced == (slow.Namespace != "") {
+			// As for an embedded resource (validateEmbeddedResource).
+			errs = append(errs, genericvalidation.ValidateObjectMetaDeclaratively(context.Background(), operation.Create, slow, nil, namespaced, validatePathSegment, field.NewPath("metadata"), true)...)
+		}
 		if len(errs) > 0 {
 			t.Fatalf("%s namespaced=%v: plainMetaValid, but the server says %v", js, namespaced, errs)
 		}
