@@ -4,7 +4,6 @@ package benchmarks
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"sort"
 	"syscall"
@@ -43,28 +42,17 @@ type compileCase struct {
 	js  []byte // the openAPIV3Schema
 }
 
-func compileCorpus(tb testing.TB) string {
-	if d := os.Getenv("CRDKIT_CORPUS"); d != "" {
-		return d
-	}
-	d, _ := filepath.Abs("../../shared/corpus")
-	if _, err := os.Stat(d); err != nil {
-		tb.Skipf("corpus not found at %s (set CRDKIT_CORPUS): %v", d, err)
-	}
-	return d
-}
-
 // compileCases returns every corpus CRD's storage version schema, sorted by
 // CRD name.
 func compileCases(tb testing.TB) []compileCase {
-	dir := compileCorpus(tb)
+	dir := benchCorpus(tb)
 	files, err := filepath.Glob(filepath.Join(dir, "crds", "*", "*.yaml"))
 	if err != nil {
 		tb.Fatal(err)
 	}
 	var out []compileCase
 	for _, f := range files {
-		docs, err := compileReadDocs(f)
+		docs, err := corpus.Documents(f)
 		if err != nil {
 			tb.Fatalf("%s: %v", f, err)
 		}
@@ -99,8 +87,6 @@ func compileCases(tb testing.TB) []compileCase {
 	sort.Slice(out, func(i, j int) bool { return out[i].crd < out[j].crd })
 	return out
 }
-
-func compileReadDocs(path string) ([][]byte, error) { return corpus.Documents(path) }
 
 // compileCrdkit is crdkit's side of one iteration.
 func compileCrdkit(js []byte) (*schema.Schema, error) {

@@ -1,15 +1,11 @@
 package benchmarks
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"testing"
 
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
@@ -25,9 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	runtimeschema "k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	kjson "sigs.k8s.io/json"
-	"sigs.k8s.io/yaml"
 
 	"github.com/crdkit/crdkit"
 )
@@ -52,20 +46,14 @@ type createCase struct {
 // createCases loads the corpus objects whose CRD version has no CEL rules
 // (neither side evaluates CEL here) and builds both pipelines once.
 func createCases(tb testing.TB) []createCase {
-	root := os.Getenv("CRDKIT_CORPUS")
-	if root == "" {
-		root = filepath.Join("..", "..", "shared", "corpus")
-	}
-	if _, err := os.Stat(root); err != nil {
-		tb.Skipf("corpus not found at %s (set CRDKIT_CORPUS): %v", root, err)
-	}
+	root := benchCorpus(tb)
 	type served struct {
 		v        *crdkit.Version
 		strategy createStrategy
 		ss       *structuralschema.Structural
 	}
 	byGVK := map[string]served{}
-	for _, doc := range createDocs(tb, filepath.Join(root, "crds")) {
+	for _, doc := range corpusDocs(tb, filepath.Join(root, "crds")) {
 		crd := new(apiextensionsv1.CustomResourceDefinition)
 		if err := kjson.UnmarshalCaseSensitivePreserveInts(doc, crd); err != nil || crd.Kind != "CustomResourceDefinition" {
 			continue
@@ -106,7 +94,7 @@ func createCases(tb testing.TB) []createCase {
 		}
 	}
 	var out []createCase
-	for _, doc := range createDocs(tb, filepath.Join(root, "objects")) {
+	for _, doc := range corpusDocs(tb, filepath.Join(root, "objects")) {
 		var obj map[string]any
 		if err := kjson.UnmarshalCaseSensitivePreserveInts(doc, &obj); err != nil {
 			continue
@@ -124,32 +112,6 @@ func createCases(tb testing.TB) []createCase {
 		out = append(out, createCase{name: fmt.Sprintf("%s/%s", s.v.CRD().Name(), name), obj: obj, version: s.v, strategy: s.strategy, ss: s.ss})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
-	return out
-}
-
-func createDocs(tb testing.TB, dir string) [][]byte {
-	var out [][]byte
-	_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".yaml") {
-			return err
-		}
-		raw, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		r := utilyaml.NewYAMLReader(bufioReader(raw))
-		for {
-			doc, err := r.Read()
-			if err != nil {
-				break
-			}
-			js, err := yaml.YAMLToJSON(doc)
-			if err == nil && len(js) > 4 {
-				out = append(out, js)
-			}
-		}
-		return nil
-	})
 	return out
 }
 
@@ -225,5 +187,3 @@ func TestCreateBenchInputs(t *testing.T) {
 		}
 	}
 }
-
-func bufioReader(b []byte) *bufio.Reader { return bufio.NewReader(bytes.NewReader(b)) }

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"reflect"
 	goruntime "runtime"
 	"sync"
@@ -17,14 +15,9 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/crdkit/crdkit/internal/corpus"
-
-	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
 	"k8s.io/apimachinery/pkg/runtime"
-	kjson "sigs.k8s.io/json"
 
 	"github.com/crdkit/crdkit/defaulting"
 	"github.com/crdkit/crdkit/schema"
@@ -71,32 +64,15 @@ type defaultCase struct {
 	clean       bool // neither implementation changes obj
 }
 
-type defaultSchemas struct {
-	name string // plural-version
-	up   *structuralschema.Structural
-	ours *schema.Schema
-}
-
 var (
 	defaultCasesOnce sync.Once
 	defaultCasesList []defaultCase
 	defaultCasesErr  error
 )
 
-func defaultCorpus(tb testing.TB) string {
-	if d := os.Getenv("CRDKIT_CORPUS"); d != "" {
-		return d
-	}
-	d, _ := filepath.Abs("../../shared/corpus")
-	if _, err := os.Stat(d); err != nil {
-		tb.Skipf("corpus not found at %s (set CRDKIT_CORPUS): %v", d, err)
-	}
-	return d
-}
-
 // defaultCases loads the benchmark inputs once.
 func defaultCases(tb testing.TB) []defaultCase {
-	dir := defaultCorpus(tb)
+	dir := benchCorpus(tb)
 	defaultCasesOnce.Do(func() { defaultCasesList, defaultCasesErr = loadDefaultCases(dir) })
 	if defaultCasesErr != nil {
 		tb.Fatal(defaultCasesErr)
@@ -108,109 +84,58 @@ func defaultCases(tb testing.TB) []defaultCase {
 }
 
 func loadDefaultCases(dir string) ([]defaultCase, error) {
-	schemas := map[string]*defaultSchemas{} // "Kind group/version"
-	crdFiles, err := filepath.Glob(filepath.Join(dir, "crds", "*", "*.yaml"))
+	versions, err := corpusVersions(dir)
 	if err != nil {
 		return nil, err
 	}
-	for _, f := range crdFiles {
-		docs, err := defaultReadDocs(f)
-		if err != nil {
-			return nil, err
-		}
-		for _, js := range docs {
-			crd := new(apiextensionsv1.CustomResourceDefinition)
-			if err := json.Unmarshal(js, crd); err != nil || crd.Kind != "CustomResourceDefinition" {
-				continue
-			}
-			for _, v := range crd.Spec.Versions {
-				if v.Schema == nil || v.Schema.OpenAPIV3Schema == nil {
-					continue
-				}
-				s, err := defaultBuildSchemas(v.Schema.OpenAPIV3Schema)
-				if err != nil {
-					return nil, fmt.Errorf("%s %s: %w", crd.Name, v.Name, err)
-				}
-				s.name = crd.Spec.Names.Plural + "-" + v.Name
-				schemas[crd.Spec.Names.Kind+" "+crd.Spec.Group+"/"+v.Name] = s
-			}
-		}
-	}
 	var out []defaultCase
-	add := func(s *defaultSchemas, name string, obj any) {
-		out = append(out, defaultCase{crd: s.name, object: name, up: s.up, ours: s.ours, obj: obj})
+	add := func(v *corpusVersion, name string, obj any) error {
+		up, err := defaultServed(v.up)
+		if err != nil {
+			return fmt.Errorf("%s: %w", v.name, err)
+		}
+		out = append(out, defaultCase{crd: v.name, object: name, up: up, ours: v.ours, obj: obj})
 		done := runtime.DeepCopyJSONValue(obj)
-		defaultUpstream(done, s.up)
-		out = append(out, defaultCase{crd: s.name, object: name + ".defaulted", up: s.up, ours: s.ours, obj: done,
+		defaultUpstream(done, up)
+		out = append(out, defaultCase{crd: v.name, object: name + ".defaulted", up: up, ours: v.ours, obj: done,
 			clean: true})
+		return nil
 	}
 	for _, o := range defaultObjects {
-		docs, err := defaultReadDocs(filepath.Join(dir, "objects", o.file))
+		obj, v, err := corpusObject(dir, o.file, o.index, versions)
 		if err != nil {
 			return nil, err
 		}
-		if o.index >= len(docs) {
-			return nil, fmt.Errorf("%s has no document %d", o.file, o.index)
+		if err := add(v, o.name, obj); err != nil {
+			return nil, err
 		}
-		var obj map[string]any
-		if err := kjson.UnmarshalCaseSensitivePreserveInts(docs[o.index], &obj); err != nil {
-			return nil, fmt.Errorf("%s: %w", o.file, err)
-		}
-		s := schemas[fmt.Sprintf("%v %v", obj["kind"], obj["apiVersion"])]
-		if s == nil {
-			return nil, fmt.Errorf("%s: no CRD serves %v %v", o.file, obj["apiVersion"], obj["kind"])
-		}
-		add(s, o.name, obj)
 	}
 	for _, key := range defaultGenerated {
-		s := schemas[key]
-		if s == nil {
+		v := versions[key]
+		if v == nil {
 			return nil, fmt.Errorf("no CRD version %s", key)
 		}
 		g := &defaultGen{r: rand.New(rand.NewPCG(1, uint64(len(key)))), budget: 2000}
-		obj := g.value(s.ours, 0)
-		// Round-trip through JSON so numbers are typed as the server types them.
-		raw, err := json.Marshal(obj)
+		decoded, err := serverTyped(g.value(v.ours, 0))
 		if err != nil {
 			return nil, err
 		}
-		var decoded map[string]any
-		if err := kjson.UnmarshalCaseSensitivePreserveInts(raw, &decoded); err != nil {
+		if err := add(v, "generated", decoded); err != nil {
 			return nil, err
 		}
-		add(s, "generated", decoded)
 	}
 	return out, nil
 }
 
-// defaultBuildSchemas builds the upstream schema as the server serves it
-// (conversion to the internal type, NewStructural, PruneDefaults on a deep
-// copy) and crdkit's from the JSON of the same v1 schema.
-func defaultBuildSchemas(props *apiextensionsv1.JSONSchemaProps) (*defaultSchemas, error) {
-	internal := new(apiextensions.JSONSchemaProps)
-	if err := apiextensionsv1.Convert_v1_JSONSchemaProps_To_apiextensions_JSONSchemaProps(props, internal, nil); err != nil {
-		return nil, err
-	}
-	ss, err := structuralschema.NewStructural(internal)
-	if err != nil {
-		return nil, err
-	}
+// defaultServed is the structural schema as the server serves it: with
+// PruneDefaults applied (to a deep copy).
+func defaultServed(ss *structuralschema.Structural) (*structuralschema.Structural, error) {
 	ss = ss.DeepCopy()
 	if err := structuraldefaulting.PruneDefaults(ss); err != nil {
 		return nil, err
 	}
-	js, err := json.Marshal(props)
-	if err != nil {
-		return nil, err
-	}
-	ours, err := schema.CompileJSON(js)
-	if err != nil {
-		return nil, err
-	}
-	return &defaultSchemas{up: ss, ours: ours}, nil
+	return ss, nil
 }
-
-func defaultReadDocs(path string) ([][]byte, error) { return corpus.Documents(path) }
 
 func defaultUpstream(obj any, s *structuralschema.Structural) {
 	structuraldefaulting.PruneNonNullableNullsWithoutDefaults(obj, s)

@@ -1,14 +1,8 @@
 package benchmarks
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -19,10 +13,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/apiserver/pkg/registry/rest"
 	"k8s.io/client-go/util/jsonpath"
 
+	"github.com/crdkit/crdkit/internal/corpus"
 	"github.com/crdkit/crdkit/printcolumns"
 )
 
@@ -61,16 +55,13 @@ func pcBenchCronTab() pcBenchCase {
 // has a value at every column path.
 func pcBenchCases(tb testing.TB) []pcBenchCase {
 	cases := []pcBenchCase{pcBenchCronTab()}
-	dir := os.Getenv("CRDKIT_CORPUS")
-	if dir == "" {
-		dir, _ = filepath.Abs("../../shared/corpus")
-	}
-	if _, err := os.Stat(filepath.Join(dir, "crds")); err != nil {
-		tb.Logf("corpus not found at %s (set CRDKIT_CORPUS): only the CronTab case runs", dir)
+	dir, ok := corpus.Root()
+	if !ok {
+		tb.Logf("corpus not found (set CRDKIT_CORPUS): only the CronTab case runs")
 		return cases
 	}
 	objsByGK := map[string][]pcBenchObject{}
-	for _, raw := range pcBenchDocs(tb, filepath.Join(dir, "objects")) {
+	for _, raw := range corpusDocs(tb, filepath.Join(dir, "objects")) {
 		var obj map[string]any
 		if utiljson.Unmarshal(raw, &obj) != nil {
 			continue
@@ -86,7 +77,7 @@ func pcBenchCases(tb testing.TB) []pcBenchCase {
 		}
 		objsByGK[group+"/"+kind] = append(objsByGK[group+"/"+kind], pcBenchObject{name, obj})
 	}
-	for _, raw := range pcBenchDocs(tb, filepath.Join(dir, "crds")) {
+	for _, raw := range corpusDocs(tb, filepath.Join(dir, "crds")) {
 		var crd apiextensionsv1.CustomResourceDefinition
 		if json.Unmarshal(raw, &crd) != nil || crd.Kind != "CustomResourceDefinition" {
 			continue
@@ -103,37 +94,6 @@ func pcBenchCases(tb testing.TB) []pcBenchCase {
 		}
 	}
 	return cases
-}
-
-func pcBenchDocs(tb testing.TB, dir string) []json.RawMessage {
-	var docs []json.RawMessage
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".yaml") && !strings.HasSuffix(path, ".json") {
-			return err
-		}
-		f, err := os.Open(path)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		dec := utilyaml.NewYAMLOrJSONDecoder(f, 4096)
-		for {
-			var raw json.RawMessage
-			if err := dec.Decode(&raw); err != nil {
-				if errors.Is(err, io.EOF) {
-					return nil
-				}
-				return fmt.Errorf("%s: %w", path, err)
-			}
-			if len(bytes.TrimSpace(raw)) > 0 && string(raw) != "null" {
-				docs = append(docs, raw)
-			}
-		}
-	})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return docs
 }
 
 // pcBenchFull builds an object with a value of the column's type at the end

@@ -7,8 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"os"
-	"path/filepath"
 	"reflect"
 	goruntime "runtime"
 	"slices"
@@ -17,14 +15,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/crdkit/crdkit/internal/corpus"
-
-	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
 	"k8s.io/apimachinery/pkg/runtime"
-	kjson "sigs.k8s.io/json"
 
 	"github.com/crdkit/crdkit/prune"
 	"github.com/crdkit/crdkit/schema"
@@ -72,32 +65,15 @@ type pruneCase struct {
 	clean       bool // neither implementation changes obj
 }
 
-type pruneSchemas struct {
-	name string // plural-version
-	up   *structuralschema.Structural
-	ours *schema.Schema
-}
-
 var (
 	pruneCasesOnce sync.Once
 	pruneCasesList []pruneCase
 	pruneCasesErr  error
 )
 
-func pruneCorpus(tb testing.TB) string {
-	if d := os.Getenv("CRDKIT_CORPUS"); d != "" {
-		return d
-	}
-	d, _ := filepath.Abs("../../shared/corpus")
-	if _, err := os.Stat(d); err != nil {
-		tb.Skipf("corpus not found at %s (set CRDKIT_CORPUS): %v", d, err)
-	}
-	return d
-}
-
 // pruneCases loads the benchmark inputs once.
 func pruneCases(tb testing.TB) []pruneCase {
-	dir := pruneCorpus(tb)
+	dir := benchCorpus(tb)
 	pruneCasesOnce.Do(func() { pruneCasesList, pruneCasesErr = loadPruneCases(dir) })
 	if pruneCasesErr != nil {
 		tb.Fatal(pruneCasesErr)
@@ -109,36 +85,12 @@ func pruneCases(tb testing.TB) []pruneCase {
 }
 
 func loadPruneCases(dir string) ([]pruneCase, error) {
-	schemas := map[string]*pruneSchemas{} // "Kind group/version"
-	crdFiles, err := filepath.Glob(filepath.Join(dir, "crds", "*", "*.yaml"))
+	versions, err := corpusVersions(dir)
 	if err != nil {
 		return nil, err
 	}
-	for _, f := range crdFiles {
-		docs, err := pruneReadDocs(f)
-		if err != nil {
-			return nil, err
-		}
-		for _, js := range docs {
-			crd := new(apiextensionsv1.CustomResourceDefinition)
-			if err := json.Unmarshal(js, crd); err != nil || crd.Kind != "CustomResourceDefinition" {
-				continue
-			}
-			for _, v := range crd.Spec.Versions {
-				if v.Schema == nil || v.Schema.OpenAPIV3Schema == nil {
-					continue
-				}
-				s, err := pruneBuildSchemas(v.Schema.OpenAPIV3Schema)
-				if err != nil {
-					return nil, fmt.Errorf("%s %s: %w", crd.Name, v.Name, err)
-				}
-				s.name = crd.Spec.Names.Plural + "-" + v.Name
-				schemas[crd.Spec.Names.Kind+" "+crd.Spec.Group+"/"+v.Name] = s
-			}
-		}
-	}
 	var out []pruneCase
-	add := func(s *pruneSchemas, name string, obj any) {
+	add := func(s *corpusVersion, name string, obj any) {
 		for _, c := range []pruneCase{
 			{crd: s.name, object: name, up: s.up, ours: s.ours, obj: obj},
 			{crd: s.name, object: name + "+unknown", up: s.up, ours: s.ours, obj: pruneSprinkle(runtime.DeepCopyJSONValue(obj))},
@@ -150,25 +102,14 @@ func loadPruneCases(dir string) ([]pruneCase, error) {
 		}
 	}
 	for _, o := range pruneObjects {
-		docs, err := pruneReadDocs(filepath.Join(dir, "objects", o.file))
+		obj, s, err := corpusObject(dir, o.file, o.index, versions)
 		if err != nil {
 			return nil, err
-		}
-		if o.index >= len(docs) {
-			return nil, fmt.Errorf("%s has no document %d", o.file, o.index)
-		}
-		var obj map[string]any
-		if err := kjson.UnmarshalCaseSensitivePreserveInts(docs[o.index], &obj); err != nil {
-			return nil, fmt.Errorf("%s: %w", o.file, err)
-		}
-		s := schemas[fmt.Sprintf("%v %v", obj["kind"], obj["apiVersion"])]
-		if s == nil {
-			return nil, fmt.Errorf("%s: no CRD serves %v %v", o.file, obj["apiVersion"], obj["kind"])
 		}
 		add(s, o.name, obj)
 	}
 	for _, key := range pruneGenerated {
-		s := schemas[key]
+		s := versions[key]
 		if s == nil {
 			return nil, fmt.Errorf("no CRD version %s", key)
 		}
@@ -178,44 +119,14 @@ func loadPruneCases(dir string) ([]pruneCase, error) {
 			m["apiVersion"], m["kind"] = "example.com/v1", "Generated"
 			m["metadata"] = map[string]any{"name": "generated", "namespace": "default"}
 		}
-		// Round-trip through JSON so numbers are typed as the server types them.
-		raw, err := json.Marshal(obj)
+		decoded, err := serverTyped(obj)
 		if err != nil {
-			return nil, err
-		}
-		var decoded map[string]any
-		if err := kjson.UnmarshalCaseSensitivePreserveInts(raw, &decoded); err != nil {
 			return nil, err
 		}
 		add(s, "generated", decoded)
 	}
 	return out, nil
 }
-
-// pruneBuildSchemas builds the upstream structural schema as the server does
-// (conversion to the internal type, NewStructural) and crdkit's from the JSON
-// of the same v1 schema.
-func pruneBuildSchemas(props *apiextensionsv1.JSONSchemaProps) (*pruneSchemas, error) {
-	internal := new(apiextensions.JSONSchemaProps)
-	if err := apiextensionsv1.Convert_v1_JSONSchemaProps_To_apiextensions_JSONSchemaProps(props, internal, nil); err != nil {
-		return nil, err
-	}
-	ss, err := structuralschema.NewStructural(internal)
-	if err != nil {
-		return nil, err
-	}
-	js, err := json.Marshal(props)
-	if err != nil {
-		return nil, err
-	}
-	ours, err := schema.CompileJSON(js)
-	if err != nil {
-		return nil, err
-	}
-	return &pruneSchemas{up: ss, ours: ours}, nil
-}
-
-func pruneReadDocs(path string) ([][]byte, error) { return corpus.Documents(path) }
 
 func pruneUpstream(obj any, s *structuralschema.Structural) []string {
 	return pruning.PruneWithOptions(obj, s, true, structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true})

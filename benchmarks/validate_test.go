@@ -3,20 +3,13 @@
 package benchmarks
 
 import (
-	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"sync"
 	"syscall"
 	"testing"
 
-	"github.com/crdkit/crdkit/internal/corpus"
-
-	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/listtype"
@@ -24,7 +17,6 @@ import (
 	apiservervalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	kjson "sigs.k8s.io/json"
 
 	"github.com/crdkit/crdkit/schema"
 )
@@ -90,7 +82,7 @@ var (
 )
 
 func validateCases(tb testing.TB) []validateCase {
-	dir := validateCorpus(tb)
+	dir := benchCorpus(tb)
 	validateCasesOnce.Do(func() { validateCasesList, validateCasesErr = loadValidateCases(dir) })
 	if validateCasesErr != nil {
 		tb.Fatal(validateCasesErr)
@@ -98,79 +90,29 @@ func validateCases(tb testing.TB) []validateCase {
 	return validateCasesList
 }
 
-func validateCorpus(tb testing.TB) string {
-	if d := os.Getenv("CRDKIT_CORPUS"); d != "" {
-		return d
-	}
-	d, _ := filepath.Abs("../../shared/corpus")
-	if _, err := os.Stat(d); err != nil {
-		tb.Skipf("corpus not found at %s (set CRDKIT_CORPUS): %v", d, err)
-	}
-	return d
-}
-
-func validateReadDocs(path string) ([][]byte, error) { return corpus.Documents(path) }
-
-type validateSchemas struct {
-	name       string
-	validator  apiservervalidation.SchemaValidator
-	structural *structuralschema.Structural
-	ours       *schema.Schema
-}
-
 func loadValidateCases(dir string) ([]validateCase, error) {
-	schemas := map[string]*validateSchemas{} // "Kind group/version"
-	crdFiles, err := filepath.Glob(filepath.Join(dir, "crds", "*", "*.yaml"))
+	versions, err := corpusVersions(dir)
 	if err != nil {
 		return nil, err
 	}
-	for _, f := range crdFiles {
-		docs, err := validateReadDocs(f)
-		if err != nil {
-			return nil, err
-		}
-		for _, js := range docs {
-			crd := new(apiextensionsv1.CustomResourceDefinition)
-			if err := kjson.UnmarshalCaseSensitivePreserveInts(js, crd); err != nil || crd.Kind != "CustomResourceDefinition" {
-				continue
-			}
-			for _, v := range crd.Spec.Versions {
-				if v.Schema == nil || v.Schema.OpenAPIV3Schema == nil {
-					continue
-				}
-				s, err := buildValidateSchemas(v.Schema.OpenAPIV3Schema)
-				if err != nil {
-					return nil, fmt.Errorf("%s %s: %w", crd.Name, v.Name, err)
-				}
-				s.name = crd.Spec.Names.Plural + "-" + v.Name
-				schemas[crd.Spec.Names.Kind+" "+crd.Spec.Group+"/"+v.Name] = s
-			}
-		}
-	}
 	var out []validateCase
 	for _, o := range validateObjects {
-		docs, err := validateReadDocs(filepath.Join(dir, "objects", o.file))
+		obj, v, err := corpusObject(dir, o.file, o.index, versions)
 		if err != nil {
 			return nil, err
 		}
-		if o.index >= len(docs) {
-			return nil, fmt.Errorf("%s has no document %d", o.file, o.index)
-		}
-		var obj map[string]any
-		if err := kjson.UnmarshalCaseSensitivePreserveInts(docs[o.index], &obj); err != nil {
-			return nil, fmt.Errorf("%s: %w", o.file, err)
-		}
-		s := schemas[fmt.Sprintf("%v %v", obj["kind"], obj["apiVersion"])]
-		if s == nil {
-			return nil, fmt.Errorf("%s: no CRD serves %v %v", o.file, obj["apiVersion"], obj["kind"])
+		// The server's validator, as it is built once per CRD version.
+		validator, _, err := apiservervalidation.NewSchemaValidator(v.internal)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", v.name, err)
 		}
 		// What the server validates: the object after pruning, null pruning
 		// and defaulting.
-		structuralpruning.Prune(obj, s.structural, true)
-		structuraldefaulting.PruneNonNullableNullsWithoutDefaults(obj, s.structural)
-		structuraldefaulting.Default(obj, s.structural)
+		structuralpruning.Prune(obj, v.up, true)
+		structuraldefaulting.PruneNonNullableNullsWithoutDefaults(obj, v.up)
+		structuraldefaulting.Default(obj, v.up)
 		add := func(name string, obj map[string]any) {
-			c := validateCase{crd: s.name, object: name, validator: s.validator, structural: s.structural, ours: s.ours, obj: obj}
+			c := validateCase{crd: v.name, object: name, validator: validator, structural: v.up, ours: v.ours, obj: obj}
 			c.valid = len(validateUpstream(&c)) == 0
 			out = append(out, c)
 		}
@@ -182,32 +124,6 @@ func loadValidateCases(dir string) ([]validateCase, error) {
 		}
 	}
 	return out, nil
-}
-
-// buildValidateSchemas builds the server's validator, as it is built once per
-// CRD version, and crdkit's schema from the JSON of the same v1 schema.
-func buildValidateSchemas(props *apiextensionsv1.JSONSchemaProps) (*validateSchemas, error) {
-	internal := new(apiextensions.JSONSchemaProps)
-	if err := apiextensionsv1.Convert_v1_JSONSchemaProps_To_apiextensions_JSONSchemaProps(props, internal, nil); err != nil {
-		return nil, err
-	}
-	ss, err := structuralschema.NewStructural(internal)
-	if err != nil {
-		return nil, err
-	}
-	validator, _, err := apiservervalidation.NewSchemaValidator(internal)
-	if err != nil {
-		return nil, err
-	}
-	js, err := json.Marshal(props)
-	if err != nil {
-		return nil, err
-	}
-	ours, err := schema.CompileJSON(js)
-	if err != nil {
-		return nil, err
-	}
-	return &validateSchemas{validator: validator, structural: ss, ours: ours}, nil
 }
 
 func validateUpstream(c *validateCase) field.ErrorList {
