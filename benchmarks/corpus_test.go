@@ -3,9 +3,7 @@ package benchmarks
 import (
 	"encoding/json"
 	"fmt"
-	"io/fs"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 
@@ -145,20 +143,13 @@ func serverTyped(obj any) (map[string]any, error) {
 // corpusDocs returns every document of every YAML or JSON file under dir,
 // as JSON, in file-name order.
 func corpusDocs(tb testing.TB, dir string) [][]byte {
-	var out [][]byte
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".yaml") && !strings.HasSuffix(path, ".json") {
-			return err
-		}
-		docs, err := corpus.Documents(path)
-		if err != nil {
-			return fmt.Errorf("%s: %w", path, err)
-		}
-		out = append(out, docs...)
-		return nil
-	})
+	docs, err := corpus.Walk(dir)
 	if err != nil {
 		tb.Fatal(err)
+	}
+	out := make([][]byte, len(docs))
+	for i, d := range docs {
+		out[i] = d.JSON
 	}
 	return out
 }

@@ -1,20 +1,14 @@
 package defaultdiff
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
-	"slices"
 	"sort"
 	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/crdkit/crdkit/internal/corpus"
@@ -23,9 +17,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	kjson "sigs.k8s.io/json"
-	"sigs.k8s.io/yaml"
 
 	"github.com/crdkit/crdkit"
 	"github.com/crdkit/crdkit/conformance/gen"
@@ -43,57 +35,15 @@ func corpusDir(t testing.TB) string {
 	return d
 }
 
-// document is one YAML or JSON document of a corpus file, as JSON.
-type document struct {
-	name string // file relative to its directory, #index
-	js   []byte
-}
+// document is one YAML or JSON document, as JSON, with its name.
+type document = corpus.Doc
 
 // readDocuments reads every document of every .yaml, .yml and .json file
-// under dir, in lexical order.
+// under dir, in lexical order, named file#index.
 func readDocuments(t testing.TB, dir string) []document {
-	var files []string
-	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		switch strings.ToLower(filepath.Ext(p)) {
-		case ".yaml", ".yml", ".json":
-			if !d.IsDir() {
-				files = append(files, p)
-			}
-		}
-		return nil
-	})
+	docs, err := corpus.Walk(dir)
 	if err != nil {
 		t.Fatal(err)
-	}
-	slices.Sort(files)
-	var docs []document
-	for _, f := range files {
-		raw, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rel, _ := filepath.Rel(dir, f)
-		r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(raw)))
-		for i := 0; ; i++ {
-			doc, err := r.Read()
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				t.Fatalf("%s: %v", f, err)
-			}
-			js, err := yaml.YAMLToJSON(doc)
-			if err != nil {
-				t.Fatalf("%s#%d: %v", f, i, err)
-			}
-			if js = bytes.TrimSpace(js); len(js) == 0 || string(js) == "null" {
-				continue
-			}
-			docs = append(docs, document{name: fmt.Sprintf("%s#%d", rel, i), js: js})
-		}
 	}
 	return docs
 }
@@ -162,12 +112,12 @@ func corpusTargets(t testing.TB) []*target {
 	var out []*target
 	for _, d := range readDocuments(t, filepath.Join(corpusDir(t), "crds")) {
 		var tm metaHeader
-		if json.Unmarshal(d.js, &tm) != nil || tm.Kind != "CustomResourceDefinition" {
+		if json.Unmarshal(d.JSON, &tm) != nil || tm.Kind != "CustomResourceDefinition" {
 			continue
 		}
 		crd := new(apiextensionsv1.CustomResourceDefinition)
-		if _, err := kjson.UnmarshalStrict(d.js, crd); err != nil {
-			t.Errorf("%s: %v", d.name, err)
+		if _, err := kjson.UnmarshalStrict(d.JSON, crd); err != nil {
+			t.Errorf("%s: %v", d.Name, err)
 			continue
 		}
 		for i := range crd.Spec.Versions {
@@ -177,7 +127,7 @@ func corpusTargets(t testing.TB) []*target {
 			}
 			tg, err := newTarget(crd, v)
 			if err != nil {
-				t.Errorf("%s %s: %v", d.name, v.Name, err)
+				t.Errorf("%s %s: %v", d.Name, v.Name, err)
 				continue
 			}
 			out = append(out, tg)
@@ -524,7 +474,7 @@ func generated(t testing.TB, tg *target, seed uint64) []document {
 	}
 	var out []document
 	for _, c := range g.Cases() {
-		out = append(out, document{name: "gen/" + c.Name, js: c.Raw})
+		out = append(out, document{Name: "gen/" + c.Name, JSON: c.Raw})
 	}
 	r := rand.New(rand.NewPCG(seed, uint64(len(tg.name))))
 	m := &mutator{r: r}
@@ -544,7 +494,7 @@ func generated(t testing.TB, tg *target, seed uint64) []document {
 			if err != nil {
 				t.Fatal(err)
 			}
-			out = append(out, document{name: fmt.Sprintf("mutated/%d.%d", i, j), js: mutated})
+			out = append(out, document{Name: fmt.Sprintf("mutated/%d.%d", i, j), JSON: mutated})
 		}
 	}
 	return out
@@ -581,12 +531,12 @@ func TestCorpusDefaultAgrees(t *testing.T) {
 	matched := 0
 	for _, d := range readDocuments(t, filepath.Join(corpusDir(t), "objects")) {
 		var tm metaHeader
-		if json.Unmarshal(d.js, &tm) != nil {
+		if json.Unmarshal(d.JSON, &tm) != nil {
 			continue
 		}
 		for _, tg := range byKind[tm.APIVersion+" "+tm.Kind] {
 			matched++
-			run(tg, "corpus", "objects/"+d.name, d.js)
+			run(tg, "corpus", "objects/"+d.Name, d.JSON)
 		}
 	}
 	if matched == 0 {
@@ -596,7 +546,7 @@ func TestCorpusDefaultAgrees(t *testing.T) {
 	// Generated objects for every version.
 	for _, tg := range targets {
 		for _, d := range generated(t, tg, 1) {
-			run(tg, "generated", d.name, d.js)
+			run(tg, "generated", d.Name, d.JSON)
 		}
 	}
 
@@ -663,12 +613,12 @@ func FuzzDefaultAgrees(f *testing.F) {
 		corpus := corpusTargets(f)
 		for _, d := range readDocuments(f, filepath.Join(corpusDir(f), "objects")) {
 			var tm metaHeader
-			if json.Unmarshal(d.js, &tm) != nil {
+			if json.Unmarshal(d.JSON, &tm) != nil {
 				continue
 			}
 			for i, tg := range corpus {
 				if tg.apiVersion == tm.APIVersion && tg.kind == tm.Kind {
-					f.Add(uint16(len(targets)+i), d.js)
+					f.Add(uint16(len(targets)+i), d.JSON)
 				}
 			}
 		}

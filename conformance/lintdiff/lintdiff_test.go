@@ -4,7 +4,6 @@
 package lintdiff
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -21,9 +20,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	kjson "sigs.k8s.io/json"
-	"sigs.k8s.io/yaml"
 
 	"github.com/crdkit/crdkit"
 	"github.com/crdkit/crdkit/conformance/crdmut"
@@ -42,36 +39,16 @@ func corpusDir(t testing.TB) string {
 // corpusCRDs returns every CRD document of the corpus as JSON, by name.
 func corpusCRDs(t testing.TB) map[string][]byte {
 	dir := filepath.Join(corpusDir(t), "crds")
-	out := map[string][]byte{}
-	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".yaml") {
-			return err
-		}
-		raw, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		r := utilyaml.NewYAMLReader(bufioReader(raw))
-		for i := 0; ; i++ {
-			doc, err := r.Read()
-			if err != nil {
-				break
-			}
-			js, err := yaml.YAMLToJSON(doc)
-			if err != nil || len(bytes.TrimSpace(js)) == 0 || string(js) == "null" {
-				continue
-			}
-			var m map[string]any
-			if json.Unmarshal(js, &m) != nil || m["kind"] != "CustomResourceDefinition" {
-				continue
-			}
-			rel, _ := filepath.Rel(dir, p)
-			out[fmt.Sprintf("%s#%d", rel, i)] = js
-		}
-		return nil
-	})
+	docs, err := corpus.Walk(dir)
 	if err != nil {
 		t.Fatal(err)
+	}
+	out := map[string][]byte{}
+	for _, d := range docs {
+		var m map[string]any
+		if json.Unmarshal(d.JSON, &m) == nil && m["kind"] == "CustomResourceDefinition" {
+			out[d.Name] = d.JSON
+		}
 	}
 	if len(out) == 0 {
 		t.Skipf("no CRDs under %s", dir)

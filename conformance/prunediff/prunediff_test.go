@@ -1,8 +1,6 @@
 package prunediff
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -21,9 +19,7 @@ import (
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
 	"k8s.io/apimachinery/pkg/runtime"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	kjson "sigs.k8s.io/json"
-	"sigs.k8s.io/yaml"
 
 	"github.com/crdkit/crdkit/conformance/gen"
 	"github.com/crdkit/crdkit/prune"
@@ -212,36 +208,16 @@ func corpusDir(t testing.TB) string {
 	return d
 }
 
-// yamlDocs returns every YAML document under dir as JSON, named file#index.
+// yamlDocs returns every document under dir as JSON, named file#index.
 func yamlDocs(t testing.TB, dir string) (names []string, docs map[string][]byte) {
-	docs = map[string][]byte{}
-	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !(strings.HasSuffix(p, ".yaml") || strings.HasSuffix(p, ".yml")) {
-			return err
-		}
-		raw, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(raw)))
-		for i := 0; ; i++ {
-			doc, err := r.Read()
-			if err != nil {
-				break
-			}
-			js, err := yaml.YAMLToJSON(doc)
-			if err != nil || len(bytes.TrimSpace(js)) == 0 || string(js) == "null" {
-				continue
-			}
-			rel, _ := filepath.Rel(dir, p)
-			name := fmt.Sprintf("%s#%d", rel, i)
-			docs[name] = js
-			names = append(names, name)
-		}
-		return nil
-	})
+	all, err := corpus.Walk(dir)
 	if err != nil {
 		t.Fatal(err)
+	}
+	docs = map[string][]byte{}
+	for _, d := range all {
+		docs[d.Name] = d.JSON
+		names = append(names, d.Name)
 	}
 	sort.Strings(names)
 	return names, docs

@@ -1,7 +1,6 @@
 package structdiff
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"flag"
@@ -15,8 +14,6 @@ import (
 	"github.com/crdkit/crdkit/internal/corpus"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
-	"sigs.k8s.io/yaml"
 )
 
 var update = flag.Bool("update", false, "rewrite schema/testdata/structural.json from upstream")
@@ -133,62 +130,39 @@ func corpusDir(t testing.TB) string {
 // CRD, as JSON, by "<crd>/<version>"; nil (and no skip) without a corpus
 // when optional is true.
 func corpusSchemas(t testing.TB, optional bool) map[string][]byte {
-	var dir string
-	if optional {
-		dir = os.Getenv("CRDKIT_CORPUS")
-		if dir == "" {
-			dir, _ = filepath.Abs("../../../shared/corpus")
-		}
-		if _, err := os.Stat(dir); err != nil {
-			return nil
-		}
-	} else {
-		dir = corpusDir(t)
+	dir, ok := corpus.Root()
+	switch {
+	case !ok && optional:
+		return nil
+	case !ok:
+		dir = corpusDir(t) // skips
+	}
+	docs, err := corpus.Walk(filepath.Join(dir, "crds"))
+	if err != nil {
+		t.Fatal(err)
 	}
 	out := map[string][]byte{}
-	err := filepath.WalkDir(filepath.Join(dir, "crds"), func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".yaml") {
-			return err
-		}
-		raw, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(raw)))
-		for {
-			doc, err := r.Read()
-			if err != nil {
-				break
-			}
-			js, err := yaml.YAMLToJSON(doc)
-			if err != nil {
-				continue
-			}
-			var crd struct {
-				Kind     string
-				Metadata struct{ Name string }
-				Spec     struct {
-					Versions []struct {
-						Name   string
-						Schema struct {
-							OpenAPIV3Schema json.RawMessage `json:"openAPIV3Schema"`
-						}
+	for _, d := range docs {
+		var crd struct {
+			Kind     string
+			Metadata struct{ Name string }
+			Spec     struct {
+				Versions []struct {
+					Name   string
+					Schema struct {
+						OpenAPIV3Schema json.RawMessage `json:"openAPIV3Schema"`
 					}
 				}
 			}
-			if json.Unmarshal(js, &crd) != nil || crd.Kind != "CustomResourceDefinition" {
-				continue
-			}
-			for _, v := range crd.Spec.Versions {
-				if len(v.Schema.OpenAPIV3Schema) > 0 {
-					out[crd.Metadata.Name+"/"+v.Name] = v.Schema.OpenAPIV3Schema
-				}
+		}
+		if json.Unmarshal(d.JSON, &crd) != nil || crd.Kind != "CustomResourceDefinition" {
+			continue
+		}
+		for _, v := range crd.Spec.Versions {
+			if len(v.Schema.OpenAPIV3Schema) > 0 {
+				out[crd.Metadata.Name+"/"+v.Name] = v.Schema.OpenAPIV3Schema
 			}
 		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 	return out
 }

@@ -1,12 +1,8 @@
 package validatediff
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -24,9 +20,7 @@ import (
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/listtype"
 	apiservervalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	kjson "sigs.k8s.io/json"
-	"sigs.k8s.io/yaml"
 
 	"github.com/crdkit/crdkit/conformance/gen"
 	"github.com/crdkit/crdkit/schema"
@@ -42,57 +36,12 @@ func corpusDir(t testing.TB) string {
 	return d
 }
 
-// document is one YAML or JSON document of a corpus file, as JSON.
-type document struct {
-	name string // file relative to its directory, #index
-	js   []byte
-}
-
 // readDocuments reads every document of every .yaml, .yml and .json file
-// under dir, in lexical order.
-func readDocuments(t testing.TB, dir string) []document {
-	var files []string
-	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		switch strings.ToLower(filepath.Ext(p)) {
-		case ".yaml", ".yml", ".json":
-			if !d.IsDir() {
-				files = append(files, p)
-			}
-		}
-		return nil
-	})
+// under dir, in lexical order, named file#index.
+func readDocuments(t testing.TB, dir string) []corpus.Doc {
+	docs, err := corpus.Walk(dir)
 	if err != nil {
 		t.Fatal(err)
-	}
-	slices.Sort(files)
-	var docs []document
-	for _, f := range files {
-		raw, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rel, _ := filepath.Rel(dir, f)
-		r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(raw)))
-		for i := 0; ; i++ {
-			doc, err := r.Read()
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				t.Fatalf("%s: %v", f, err)
-			}
-			js, err := yaml.YAMLToJSON(doc)
-			if err != nil {
-				t.Fatalf("%s#%d: %v", f, i, err)
-			}
-			if js = bytes.TrimSpace(js); len(js) == 0 || string(js) == "null" {
-				continue
-			}
-			docs = append(docs, document{name: fmt.Sprintf("%s#%d", rel, i), js: js})
-		}
 	}
 	return docs
 }
@@ -141,12 +90,12 @@ func corpusTargets(t testing.TB) []*target {
 	var out []*target
 	for _, d := range readDocuments(t, filepath.Join(corpusDir(t), "crds")) {
 		var tm metaHeader
-		if json.Unmarshal(d.js, &tm) != nil || tm.Kind != "CustomResourceDefinition" {
+		if json.Unmarshal(d.JSON, &tm) != nil || tm.Kind != "CustomResourceDefinition" {
 			continue
 		}
 		crd := new(apiextensionsv1.CustomResourceDefinition)
-		if _, err := kjson.UnmarshalStrict(d.js, crd); err != nil {
-			t.Errorf("%s: %v", d.name, err)
+		if _, err := kjson.UnmarshalStrict(d.JSON, crd); err != nil {
+			t.Errorf("%s: %v", d.Name, err)
 			continue
 		}
 		for i := range crd.Spec.Versions {
@@ -156,7 +105,7 @@ func corpusTargets(t testing.TB) []*target {
 			}
 			tg, err := newTarget(crd.Name+"/"+v.Name, v.Schema.OpenAPIV3Schema)
 			if err != nil {
-				t.Errorf("%s %s: %v", d.name, v.Name, err)
+				t.Errorf("%s %s: %v", d.Name, v.Name, err)
 				continue
 			}
 			tg.apiVersion, tg.kind = crd.Spec.Group+"/"+v.Name, crd.Spec.Names.Kind
@@ -366,16 +315,16 @@ func TestValidateAgrees(t *testing.T) {
 func corpusObjects(t *testing.T, targets []*target, tl *tally) {
 	for _, d := range readDocuments(t, filepath.Join(corpusDir(t), "objects")) {
 		var tm metaHeader
-		if json.Unmarshal(d.js, &tm) != nil {
+		if json.Unmarshal(d.JSON, &tm) != nil {
 			continue
 		}
-		obj, err := decode(d.js)
+		obj, err := decode(d.JSON)
 		if err != nil {
 			continue
 		}
 		for _, tg := range targets {
 			if tg.apiVersion == tm.APIVersion && tg.kind == tm.Kind {
-				tl.check(tg, d.name, obj)
+				tl.check(tg, d.Name, obj)
 			}
 		}
 	}

@@ -7,9 +7,12 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
@@ -41,26 +44,73 @@ func Root() (dir string, ok bool) {
 // Documents reads a YAML file (several documents allowed) or a JSON file
 // and returns each non-empty document as JSON.
 func Documents(path string) ([][]byte, error) {
-	raw, err := os.ReadFile(path)
+	var out [][]byte
+	err := eachDocument(path, func(_ int, js []byte) { out = append(out, js) })
+	return out, err
+}
+
+// Doc is one document of a corpus file, as JSON.
+type Doc struct {
+	Name string // the file's path relative to the walked folder, "#", the document's position in the file
+	JSON []byte
+}
+
+// Walk reads every document of every .yaml, .yml and .json file under dir,
+// in lexical order of the files. A document's position counts the empty
+// documents of its file too, so names stay put when one is emptied.
+func Walk(dir string) ([]Doc, error) {
+	var files []string
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		switch strings.ToLower(filepath.Ext(p)) {
+		case ".yaml", ".yml", ".json":
+			if !d.IsDir() {
+				files = append(files, p)
+			}
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	var out [][]byte
-	r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(raw)))
-	for {
-		doc, err := r.Read()
-		if errors.Is(err, io.EOF) {
-			return out, nil
-		}
+	slices.Sort(files)
+	var docs []Doc
+	for _, f := range files {
+		rel, _ := filepath.Rel(dir, f)
+		err := eachDocument(f, func(i int, js []byte) {
+			docs = append(docs, Doc{Name: fmt.Sprintf("%s#%d", rel, i), JSON: js})
+		})
 		if err != nil {
 			return nil, err
+		}
+	}
+	return docs, nil
+}
+
+// eachDocument calls fn with every non-empty document of the file at path,
+// as JSON, and its position among all the file's documents.
+func eachDocument(path string, fn func(i int, js []byte)) error {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(raw)))
+	for i := 0; ; i++ {
+		doc, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
 		}
 		js, err := yaml.YAMLToJSON(doc)
 		if err != nil {
-			return nil, err
+			return fmt.Errorf("%s#%d: %w", path, i, err)
 		}
 		if js = bytes.TrimSpace(js); len(js) > 0 && string(js) != "null" {
-			out = append(out, js)
+			fn(i, js)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package corpus
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -29,5 +30,41 @@ func TestRootFromEnv(t *testing.T) {
 	t.Setenv("CRDKIT_CORPUS", filepath.Join(d, "missing"))
 	if _, ok := Root(); ok {
 		t.Errorf("Root() ok for a missing directory")
+	}
+}
+
+func TestWalk(t *testing.T) {
+	d := t.TempDir()
+	for name, body := range map[string]string{
+		"b/x.yaml": "a: 1\n---\n# only a comment\n---\nb: [2]\n",
+		"a.json":   `{"c": 3}`,
+		"notes.md": "a: 1\n",
+		"b/y.YML":  "null\n---\nd: 4\n",
+	} {
+		p := filepath.Join(d, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	docs, err := Walk(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, doc := range docs {
+		got = append(got, doc.Name+" "+string(doc.JSON))
+	}
+	want := []string{`a.json#0 {"c":3}`, `b/x.yaml#0 {"a":1}`, `b/x.yaml#2 {"b":[2]}`, `b/y.YML#1 {"d":4}`}
+	if !slices.Equal(got, want) {
+		t.Errorf("Walk = %q, want %q", got, want)
+	}
+	if err := os.WriteFile(filepath.Join(d, "bad.yaml"), []byte("a: [\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Walk(d); err == nil {
+		t.Error("Walk accepted a file that is not YAML")
 	}
 }
