@@ -56,31 +56,22 @@ func corpusVersions(dir string) (map[string]*corpusVersion, error) {
 }
 
 func loadCorpusVersions(dir string) (map[string]*corpusVersion, error) {
-	out := map[string]*corpusVersion{}
-	crdFiles, err := filepath.Glob(filepath.Join(dir, "crds", "*", "*.yaml"))
+	crds, err := corpus.CRDs(filepath.Join(dir, "crds"))
 	if err != nil {
 		return nil, err
 	}
-	for _, f := range crdFiles {
-		docs, err := corpus.Documents(f)
-		if err != nil {
-			return nil, err
-		}
-		for _, js := range docs {
-			crd := new(apiextensionsv1.CustomResourceDefinition)
-			if err := kjson.UnmarshalCaseSensitivePreserveInts(js, crd); err != nil || crd.Kind != "CustomResourceDefinition" {
+	out := map[string]*corpusVersion{}
+	for _, c := range crds {
+		crd := c.CustomResourceDefinition
+		for _, v := range crd.Spec.Versions {
+			if v.Schema == nil || v.Schema.OpenAPIV3Schema == nil {
 				continue
 			}
-			for _, v := range crd.Spec.Versions {
-				if v.Schema == nil || v.Schema.OpenAPIV3Schema == nil {
-					continue
-				}
-				cv := &corpusVersion{name: crd.Spec.Names.Plural + "-" + v.Name, crd: crd, props: v.Schema.OpenAPIV3Schema}
-				if err := cv.build(); err != nil {
-					return nil, fmt.Errorf("%s %s: %w", crd.Name, v.Name, err)
-				}
-				out[crd.Spec.Names.Kind+" "+crd.Spec.Group+"/"+v.Name] = cv
+			cv := &corpusVersion{name: crd.Spec.Names.Plural + "-" + v.Name, crd: crd, props: v.Schema.OpenAPIV3Schema}
+			if err := cv.build(); err != nil {
+				return nil, fmt.Errorf("%s %s: %w", crd.Name, v.Name, err)
 			}
+			out[crd.Spec.Names.Kind+" "+crd.Spec.Group+"/"+v.Name] = cv
 		}
 	}
 	return out, nil

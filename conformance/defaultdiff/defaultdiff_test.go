@@ -109,17 +109,13 @@ func newTarget(crd *apiextensionsv1.CustomResourceDefinition, v *apiextensionsv1
 // corpusTargets returns one target per version with a schema of every
 // corpus CRD.
 func corpusTargets(t testing.TB) []*target {
+	crds, err := corpus.CRDs(filepath.Join(corpusDir(t), "crds"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	var out []*target
-	for _, d := range readDocuments(t, filepath.Join(corpusDir(t), "crds")) {
-		var tm metaHeader
-		if json.Unmarshal(d.JSON, &tm) != nil || tm.Kind != "CustomResourceDefinition" {
-			continue
-		}
-		crd := new(apiextensionsv1.CustomResourceDefinition)
-		if _, err := kjson.UnmarshalStrict(d.JSON, crd); err != nil {
-			t.Errorf("%s: %v", d.Name, err)
-			continue
-		}
+	for _, d := range crds {
+		crd := d.CustomResourceDefinition
 		for i := range crd.Spec.Versions {
 			v := &crd.Spec.Versions[i]
 			if v.Schema == nil || v.Schema.OpenAPIV3Schema == nil {
@@ -127,7 +123,7 @@ func corpusTargets(t testing.TB) []*target {
 			}
 			tg, err := newTarget(crd, v)
 			if err != nil {
-				t.Errorf("%s %s: %v", d.Name, v.Name, err)
+				t.Errorf("%s %s: %v", d.Doc, v.Name, err)
 				continue
 			}
 			out = append(out, tg)

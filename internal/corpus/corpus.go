@@ -6,6 +6,7 @@ package corpus
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -14,7 +15,9 @@ import (
 	"slices"
 	"strings"
 
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	kjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
 )
 
@@ -113,4 +116,33 @@ func eachDocument(path string, fn func(i int, js []byte)) error {
 			fn(i, js)
 		}
 	}
+}
+
+// CRD is one CustomResourceDefinition document of the corpus.
+type CRD struct {
+	Doc string // the document's name, as Walk names it
+	*apiextensionsv1.CustomResourceDefinition
+}
+
+// CRDs returns every CustomResourceDefinition document under dir (the
+// corpus's crds folder, usually), decoded as the server decodes request
+// bodies (case-sensitive keys, integers kept), in Walk's order.
+func CRDs(dir string) ([]CRD, error) {
+	docs, err := Walk(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []CRD
+	for _, d := range docs {
+		var tm struct{ Kind string }
+		if json.Unmarshal(d.JSON, &tm) != nil || tm.Kind != "CustomResourceDefinition" {
+			continue
+		}
+		crd := new(apiextensionsv1.CustomResourceDefinition)
+		if err := kjson.UnmarshalCaseSensitivePreserveInts(d.JSON, crd); err != nil {
+			return nil, fmt.Errorf("%s: %w", d.Name, err)
+		}
+		out = append(out, CRD{Doc: d.Name, CustomResourceDefinition: crd})
+	}
+	return out, nil
 }
