@@ -482,6 +482,11 @@ func normalizeValue(x any, depth int) (any, error) {
 	case []any:
 		out := make([]any, len(t))
 		for i, e := range t {
+			switch e.(type) {
+			case nil, bool, string, int64, float64: // most values: no call
+				out[i] = e
+				continue
+			}
 			c, err := normalizeValue(e, depth+1)
 			if err != nil {
 				return nil, err
@@ -492,6 +497,11 @@ func normalizeValue(x any, depth int) (any, error) {
 	case map[string]any:
 		out := make(map[string]any, len(t))
 		for k, e := range t {
+			switch e.(type) {
+			case nil, bool, string, int64, float64:
+				out[k] = e
+				continue
+			}
 			c, err := normalizeValue(e, depth+1)
 			if err != nil {
 				return nil, err
