@@ -3,10 +3,12 @@ package defaultdiff
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"testing"
@@ -416,9 +418,9 @@ func (m *mutator) object(v any, s *schema.Schema, depth int) {
 			m.object(x, c, depth+1)
 		}
 		if a, _, _ := s.AdditionalProperties(); a != nil {
-			for k, x := range v {
+			for _, k := range slices.Sorted(maps.Keys(v)) { // sorted: the same random draws every run
 				if s.Property(k) == nil {
-					m.object(x, a, depth+1)
+					m.object(v[k], a, depth+1)
 				}
 			}
 			if m.r.IntN(3) == 0 {
