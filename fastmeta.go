@@ -2,6 +2,7 @@ package crdkit
 
 import (
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -18,8 +19,8 @@ import (
 
 // plainMetaFromMap is the JSON round trip of an unstructured metadata map
 // into ObjectMeta (getObjectMeta), for a map that holds only string fields,
-// generation, labels, annotations, finalizers and a null creationTimestamp,
-// all with well-formed values: the decoded ObjectMeta then has no unknown
+// generation, labels, annotations, finalizers and creationTimestamp, all
+// with well-formed values: the decoded ObjectMeta then has no unknown
 // field and no error.
 func plainMetaFromMap(m map[string]any) (*metav1.ObjectMeta, bool) {
 	meta := new(metav1.ObjectMeta)
@@ -69,7 +70,16 @@ func plainMetaFromMap(m map[string]any) (*metav1.ObjectMeta, bool) {
 			}
 			meta.Finalizers = l
 		case "creationTimestamp":
-			if v != nil {
+			switch ts := v.(type) {
+			case nil:
+			case string:
+				// metav1.Time.UnmarshalJSON: RFC 3339, in local time.
+				t, err := time.Parse(time.RFC3339, ts)
+				if err != nil {
+					return nil, false
+				}
+				meta.CreationTimestamp = metav1.Time{Time: t.Local()}
+			default:
 				return nil, false
 			}
 		default:
@@ -136,7 +146,7 @@ func plainStringList(v any) ([]string, bool) {
 // meta (setObjectMeta) when meta has nothing but the fields
 // plainMetaFromMap reads, and no empty non-nil map or list.
 func plainMetaToMap(meta *metav1.ObjectMeta) (map[string]any, bool) {
-	if !meta.CreationTimestamp.IsZero() || meta.DeletionTimestamp != nil || meta.DeletionGracePeriodSeconds != nil ||
+	if meta.DeletionTimestamp != nil || meta.DeletionGracePeriodSeconds != nil ||
 		meta.OwnerReferences != nil || meta.ManagedFields != nil ||
 		(meta.Labels != nil && len(meta.Labels) == 0) || (meta.Annotations != nil && len(meta.Annotations) == 0) ||
 		(meta.Finalizers != nil && len(meta.Finalizers) == 0) {
@@ -155,6 +165,10 @@ func plainMetaToMap(meta *metav1.ObjectMeta) (map[string]any, bool) {
 	}
 	if meta.Generation != 0 {
 		out["generation"] = meta.Generation
+	}
+	if !meta.CreationTimestamp.IsZero() {
+		// metav1.Time.ToUnstructured: RFC 3339 in UTC, whole seconds.
+		out["creationTimestamp"] = meta.CreationTimestamp.UTC().Format(time.RFC3339)
 	}
 	if meta.Labels != nil {
 		out["labels"] = anyMap(meta.Labels)

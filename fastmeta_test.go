@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/operation"
 	genericvalidation "k8s.io/apimachinery/pkg/api/validation"
@@ -31,6 +32,11 @@ var metaStrings = []string{
 	strings.Repeat("b", 63) + "/" + strings.Repeat("c", 63), "MyName", "12345",
 }
 
+var metaTimes = []string{
+	"2024-01-02T03:04:05Z", "2024-01-02T03:04:05+01:00", "2024-01-02T03:04:05.123456Z", "2024-01-02T03:04:05-00:30",
+	"0001-01-01T00:00:00Z", "2024-13-02T03:04:05Z", "2024-01-02 03:04:05", "2024-01-02T03:04:05", "", "9999-12-31T23:59:59Z",
+}
+
 var metaKeys = []string{
 	"name", "generateName", "namespace", "uid", "resourceVersion", "selfLink", "generation", "labels",
 	"annotations", "finalizers", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds",
@@ -53,7 +59,7 @@ func randomMetaValue(r *rand.Rand, key string) any {
 	case 5:
 		return map[string]any{pick(): []any{pick(), nil, int64(2), map[string]any{}}[r.IntN(4)]}
 	case 6:
-		return "2024-01-02T03:04:05Z"
+		return metaTimes[r.IntN(len(metaTimes))]
 	}
 	switch key {
 	case "labels", "annotations":
@@ -79,7 +85,7 @@ func randomMeta(r *rand.Rand) map[string]any {
 	for range r.IntN(7) {
 		k := metaKeys[r.IntN(len(metaKeys))]
 		if r.IntN(3) > 0 {
-			k = metaKeys[r.IntN(10)] // mostly the fields the shortcut handles
+			k = metaKeys[r.IntN(11)] // mostly the fields the shortcut handles
 		}
 		m[k] = randomMetaValue(r, k)
 	}
@@ -157,6 +163,12 @@ func TestPlainMetaAgreesWithServer(t *testing.T) {
 			checkPlainMeta(t, map[string]any{"name": "n", k: map[string]any{"k": s}})
 		}
 		checkPlainMeta(t, map[string]any{"name": "n", "finalizers": []any{s}})
+	}
+	for _, ts := range metaTimes {
+		from, to, _ := checkPlainMeta(t, map[string]any{"name": "n", "creationTimestamp": ts})
+		if _, err := time.Parse(time.RFC3339, ts); err == nil && !(from && to) {
+			t.Errorf("creationTimestamp %q: shortcut not taken (from map %v, to map %v)", ts, from, to)
+		}
 	}
 	t.Logf("shortcut taken: from map %d, to map %d, valid %d", fromMap, toMap, valid)
 	if fromMap < 1000 || toMap < 1000 || valid < 100 {
