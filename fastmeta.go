@@ -19,8 +19,8 @@ import (
 
 // plainMetaFromMap is the JSON round trip of an unstructured metadata map
 // into ObjectMeta (getObjectMeta), for a map that holds only string fields,
-// generation, labels, annotations, finalizers and creationTimestamp, all
-// with well-formed values: the decoded ObjectMeta then has no unknown
+// generation, labels, annotations, finalizers, owner references and
+// creationTimestamp, all with well-formed values: the decoded ObjectMeta then has no unknown
 // field and no error.
 func plainMetaFromMap(m map[string]any) (*metav1.ObjectMeta, bool) {
 	meta := new(metav1.ObjectMeta)
@@ -69,6 +69,12 @@ func plainMetaFromMap(m map[string]any) (*metav1.ObjectMeta, bool) {
 				return nil, false
 			}
 			meta.Finalizers = l
+		case "ownerReferences":
+			refs, ok := plainOwnerRefs(v)
+			if !ok {
+				return nil, false
+			}
+			meta.OwnerReferences = refs
 		case "creationTimestamp":
 			switch ts := v.(type) {
 			case nil:
@@ -142,12 +148,69 @@ func plainStringList(v any) ([]string, bool) {
 	return out, true
 }
 
+// plainOwnerRefs accepts null or a non-empty list of owner references
+// that hold only apiVersion, kind, name and uid (strings or null) and
+// controller and blockOwnerDeletion (booleans; null leaves them unset).
+func plainOwnerRefs(v any) ([]metav1.OwnerReference, bool) {
+	if v == nil {
+		return nil, true
+	}
+	l, ok := v.([]any)
+	if !ok || len(l) == 0 {
+		return nil, false
+	}
+	out := make([]metav1.OwnerReference, len(l))
+	for i, e := range l {
+		m, ok := e.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		ref := &out[i]
+		for k, x := range m {
+			switch k {
+			case "apiVersion", "kind", "name", "uid":
+				s, ok := plainString(x)
+				if !ok {
+					return nil, false
+				}
+				switch k {
+				case "apiVersion":
+					ref.APIVersion = s
+				case "kind":
+					ref.Kind = s
+				case "name":
+					ref.Name = s
+				default:
+					ref.UID = types.UID(s)
+				}
+			case "controller", "blockOwnerDeletion":
+				var p *bool
+				switch b := x.(type) {
+				case nil:
+				case bool:
+					p = &b
+				default:
+					return nil, false
+				}
+				if k == "controller" {
+					ref.Controller = p
+				} else {
+					ref.BlockOwnerDeletion = p
+				}
+			default:
+				return nil, false
+			}
+		}
+	}
+	return out, true
+}
+
 // plainMetaToMap is runtime.DefaultUnstructuredConverter.ToUnstructured of
 // meta (setObjectMeta) when meta has nothing but the fields
 // plainMetaFromMap reads, and no empty non-nil map or list.
 func plainMetaToMap(meta *metav1.ObjectMeta) (map[string]any, bool) {
 	if meta.DeletionTimestamp != nil || meta.DeletionGracePeriodSeconds != nil ||
-		meta.OwnerReferences != nil || meta.ManagedFields != nil ||
+		(meta.OwnerReferences != nil && len(meta.OwnerReferences) == 0) || meta.ManagedFields != nil ||
 		(meta.Labels != nil && len(meta.Labels) == 0) || (meta.Annotations != nil && len(meta.Annotations) == 0) ||
 		(meta.Finalizers != nil && len(meta.Finalizers) == 0) {
 		return nil, false
@@ -175,6 +238,20 @@ func plainMetaToMap(meta *metav1.ObjectMeta) (map[string]any, bool) {
 	}
 	if meta.Annotations != nil {
 		out["annotations"] = anyMap(meta.Annotations)
+	}
+	if meta.OwnerReferences != nil {
+		l := make([]any, len(meta.OwnerReferences))
+		for i, r := range meta.OwnerReferences {
+			m := map[string]any{"apiVersion": r.APIVersion, "kind": r.Kind, "name": r.Name, "uid": string(r.UID)}
+			if r.Controller != nil {
+				m["controller"] = *r.Controller
+			}
+			if r.BlockOwnerDeletion != nil {
+				m["blockOwnerDeletion"] = *r.BlockOwnerDeletion
+			}
+			l[i] = m
+		}
+		out["ownerReferences"] = l
 	}
 	if meta.Finalizers != nil {
 		l := make([]any, len(meta.Finalizers))

@@ -39,8 +39,8 @@ var metaTimes = []string{
 
 var metaKeys = []string{
 	"name", "generateName", "namespace", "uid", "resourceVersion", "selfLink", "generation", "labels",
-	"annotations", "finalizers", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds",
-	"ownerReferences", "managedFields", "Name", "unknown",
+	"annotations", "finalizers", "creationTimestamp", "ownerReferences", "deletionTimestamp",
+	"deletionGracePeriodSeconds", "managedFields", "Name", "unknown",
 }
 
 func randomMetaValue(r *rand.Rand, key string) any {
@@ -76,6 +76,26 @@ func randomMetaValue(r *rand.Rand, key string) any {
 		return l
 	case "generation":
 		return int64(r.IntN(5) - 1)
+	case "ownerReferences":
+		l := []any{}
+		for range 1 + r.IntN(2) {
+			ref := map[string]any{}
+			for _, k := range []string{"apiVersion", "kind", "name", "uid"} {
+				if r.IntN(6) > 0 {
+					ref[k] = []any{pick(), "v1", "apps/v1", "Event", "ConfigMap", nil, int64(1)}[r.IntN(7)]
+				}
+			}
+			for _, k := range []string{"controller", "blockOwnerDeletion"} {
+				if r.IntN(2) == 0 {
+					ref[k] = []any{true, false, nil, "true"}[r.IntN(4)]
+				}
+			}
+			if r.IntN(10) == 0 {
+				ref["unknown"] = "x"
+			}
+			l = append(l, ref)
+		}
+		return l
 	}
 	return pick()
 }
@@ -85,7 +105,7 @@ func randomMeta(r *rand.Rand) map[string]any {
 	for range r.IntN(7) {
 		k := metaKeys[r.IntN(len(metaKeys))]
 		if r.IntN(3) > 0 {
-			k = metaKeys[r.IntN(11)] // mostly the fields the shortcut handles
+			k = metaKeys[r.IntN(12)] // mostly the fields the shortcut handles
 		}
 		m[k] = randomMetaValue(r, k)
 	}
@@ -164,6 +184,16 @@ func TestPlainMetaAgreesWithServer(t *testing.T) {
 		}
 		checkPlainMeta(t, map[string]any{"name": "n", "finalizers": []any{s}})
 	}
+	for _, refs := range []any{
+		[]any{map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "name": "c", "uid": "u", "controller": true, "blockOwnerDeletion": false}},
+		[]any{map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "name": "d", "uid": nil, "controller": nil}, map[string]any{}},
+		[]any{map[string]any{"apiVersion": "v1", "kind": "Event", "name": "e", "uid": "u"}},
+	} {
+		from, to, _ := checkPlainMeta(t, map[string]any{"name": "n", "ownerReferences": refs})
+		if !(from && to) {
+			t.Errorf("ownerReferences %v: shortcut not taken (from map %v, to map %v)", refs, from, to)
+		}
+	}
 	for _, ts := range metaTimes {
 		from, to, _ := checkPlainMeta(t, map[string]any{"name": "n", "creationTimestamp": ts})
 		if _, err := time.Parse(time.RFC3339, ts); err == nil && !(from && to) {
@@ -180,6 +210,7 @@ func FuzzPlainMeta(f *testing.F) {
 	f.Add(`{"name":"a","namespace":"b","labels":{"k":"v"}}`)
 	f.Add(`{"name":"a-","generateName":"ab/-","finalizers":["orphan","foregroundDeletion"]}`)
 	f.Add(`{"annotations":{"Example.com/Key":""},"generation":-1}`)
+	f.Add(`{"name":"a","creationTimestamp":"2024-01-02T03:04:05+01:00","ownerReferences":[{"apiVersion":"v1","kind":"ConfigMap","name":"c","uid":"u","controller":true}]}`)
 	f.Fuzz(func(t *testing.T, js string) {
 		var m map[string]any
 		if json.Unmarshal([]byte(js), &m) != nil {
