@@ -56,23 +56,18 @@ func corpusVersions(dir string) (map[string]*corpusVersion, error) {
 }
 
 func loadCorpusVersions(dir string) (map[string]*corpusVersion, error) {
-	crds, err := corpus.CRDs(filepath.Join(dir, "crds"))
+	versions, err := corpus.Versions(filepath.Join(dir, "crds"))
 	if err != nil {
 		return nil, err
 	}
 	out := map[string]*corpusVersion{}
-	for _, c := range crds {
-		crd := c.CustomResourceDefinition
-		for _, v := range crd.Spec.Versions {
-			if v.Schema == nil || v.Schema.OpenAPIV3Schema == nil {
-				continue
-			}
-			cv := &corpusVersion{name: crd.Spec.Names.Plural + "-" + v.Name, crd: crd, props: v.Schema.OpenAPIV3Schema}
-			if err := cv.build(); err != nil {
-				return nil, fmt.Errorf("%s %s: %w", crd.Name, v.Name, err)
-			}
-			out[crd.Spec.Names.Kind+" "+crd.Spec.Group+"/"+v.Name] = cv
+	for _, v := range versions {
+		crd := v.CustomResourceDefinition
+		cv := &corpusVersion{name: crd.Spec.Names.Plural + "-" + v.Name, crd: crd, props: v.Schema.OpenAPIV3Schema}
+		if err := cv.build(); err != nil {
+			return nil, fmt.Errorf("%s %s: %w", crd.Name, v.Name, err)
 		}
+		out[crd.Spec.Names.Kind+" "+crd.Spec.Group+"/"+v.Name] = cv
 	}
 	return out, nil
 }

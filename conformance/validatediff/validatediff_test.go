@@ -87,27 +87,21 @@ func newTarget(name string, props *apiextensionsv1.JSONSchemaProps) (*target, er
 // corpusTargets returns one target per version with a schema of every
 // corpus CRD.
 func corpusTargets(t testing.TB) []*target {
-	crds, err := corpus.CRDs(filepath.Join(corpusDir(t), "crds"))
+	versions, err := corpus.Versions(filepath.Join(corpusDir(t), "crds"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var out []*target
-	for _, d := range crds {
-		crd := d.CustomResourceDefinition
-		for i := range crd.Spec.Versions {
-			v := &crd.Spec.Versions[i]
-			if v.Schema == nil || v.Schema.OpenAPIV3Schema == nil {
-				continue
-			}
-			tg, err := newTarget(crd.Name+"/"+v.Name, v.Schema.OpenAPIV3Schema)
-			if err != nil {
-				t.Errorf("%s %s: %v", d.Doc, v.Name, err)
-				continue
-			}
-			tg.apiVersion, tg.kind = crd.Spec.Group+"/"+v.Name, crd.Spec.Names.Kind
-			tg.crd, tg.version = crd, v.Name
-			out = append(out, tg)
+	for _, v := range versions {
+		crd := v.CustomResourceDefinition
+		tg, err := newTarget(crd.Name+"/"+v.Name, v.Schema.OpenAPIV3Schema)
+		if err != nil {
+			t.Errorf("%s %s: %v", v.Doc, v.Name, err)
+			continue
 		}
+		tg.apiVersion, tg.kind = crd.Spec.Group+"/"+v.Name, crd.Spec.Names.Kind
+		tg.crd, tg.version = crd, v.Name
+		out = append(out, tg)
 	}
 	if len(out) == 0 {
 		t.Skip("no CRD versions with schemas in the corpus")

@@ -146,3 +146,27 @@ func CRDs(dir string) ([]CRD, error) {
 	}
 	return out, nil
 }
+
+// Version is one version of a corpus CRD that has an openAPIV3Schema.
+type Version struct {
+	CRD
+	*apiextensionsv1.CustomResourceDefinitionVersion // points into CRD.Spec.Versions
+}
+
+// Versions returns every version with an openAPIV3Schema of every
+// CustomResourceDefinition under dir, in CRDs' order.
+func Versions(dir string) ([]Version, error) {
+	crds, err := CRDs(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []Version
+	for _, c := range crds {
+		for i := range c.Spec.Versions {
+			if v := &c.Spec.Versions[i]; v.Schema != nil && v.Schema.OpenAPIV3Schema != nil {
+				out = append(out, Version{CRD: c, CustomResourceDefinitionVersion: v})
+			}
+		}
+	}
+	return out, nil
+}

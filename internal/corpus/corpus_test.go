@@ -68,3 +68,33 @@ func TestWalk(t *testing.T) {
 		t.Error("Walk accepted a file that is not YAML")
 	}
 }
+
+func TestCRDsAndVersions(t *testing.T) {
+	d := t.TempDir()
+	crd := `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.example.com}
+spec:
+  group: example.com
+  names: {plural: widgets, kind: Widget}
+  scope: Namespaced
+  versions:
+  - {name: v1, served: true, storage: true, schema: {openAPIV3Schema: {type: object}}}
+  - {name: v2, served: true, storage: false}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: other}
+`
+	if err := os.WriteFile(filepath.Join(d, "w.yaml"), []byte(crd), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	crds, err := CRDs(d)
+	if err != nil || len(crds) != 1 || crds[0].Doc != "w.yaml#0" || crds[0].ObjectMeta.Name != "widgets.example.com" {
+		t.Fatalf("CRDs = %+v, %v; want the one CRD, named w.yaml#0", crds, err)
+	}
+	vs, err := Versions(d)
+	if err != nil || len(vs) != 1 || vs[0].Name != "v1" || vs[0].Spec.Versions[0].Schema.OpenAPIV3Schema.Type != "object" {
+		t.Fatalf("Versions = %+v, %v; want v1 only (v2 has no schema)", vs, err)
+	}
+}
