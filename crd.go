@@ -20,10 +20,6 @@ import (
 	"github.com/crdkit/crdkit/versionsort"
 )
 
-type fieldError = field.Error
-
-func fieldErrorType(t schema.ErrorType) field.ErrorType { return field.ErrorType(t) }
-
 // crdGroupKind names CRDs in the server's error messages.
 var crdGroupKind = runtimeschema.GroupKind{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}
 

@@ -24,9 +24,22 @@
 // Version.CreateJSON (and Create, for a decoded object) answers what a
 // dry-run create answers: the object the server returns (pruned, defaulted,
 // stored and read back), its Warning headers, or the Status of a refusal
-// (400 for decoding and strict field validation, 422 with causes), in the
-// server's order of operations. Version.Read is the read path of a stored
-// object; Version.Default and DefaultTyped are client-side defaulting.
+// (400 for decoding and strict field validation, 422 with causes). Version.Read
+// is the read path of a stored object; Version.Default and DefaultTyped are
+// client-side defaulting.
+//
+// # Pipelines
+//
+// Each request kind is one function that lists the server's steps in the
+// server's order, one step per line, with the section of
+// research/upstream.md it follows: create (create.go) and read (read.go).
+// The steps the write pipelines share (decoding, schema coercion, defaults
+// of the object's version, field validation, the API-version check) are in
+// steps.go; the strategy's validation of an object is in
+// objectvalidation.go; the CRD's own checks in crdvalidation.go (the
+// definition) and crddefaults.go (its defaults). The work itself is done by
+// the packages: schema (values, list types), prune, defaulting, objectmeta
+// (object metadata and embedded resources), versionsort, printcolumns.
 //
 // Not done yet: x-kubernetes-validations (CEL) rules are neither compiled at
 // CRD time nor evaluated on objects (Version.HasRules tells which versions

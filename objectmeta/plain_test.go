@@ -1,4 +1,4 @@
-package crdkit
+package objectmeta
 
 import (
 	"context"
@@ -121,7 +121,7 @@ func checkPlainMeta(t *testing.T, m map[string]any) (fromMap, toMap, valid bool)
 		fromMap = true
 		for _, strict := range []bool{false, true} {
 			for _, drop := range []bool{false, true} {
-				slow, found, unknown, err := getObjectMetaJSON(m, strict, drop, "metadata")
+				slow, found, unknown, err := getJSON(m, GetOptions{ReturnUnknownFieldPaths: strict, DropMalformedFields: drop, Prefix: "metadata"})
 				if err != nil || !found || len(unknown) > 0 || !reflect.DeepEqual(slow, fast) {
 					t.Fatalf("%s strict=%v drop=%v: plain %#v, server %#v (found %v, unknown %q, err %v)", js, strict, drop, fast, slow, found, unknown, err)
 				}
@@ -132,7 +132,7 @@ func checkPlainMeta(t *testing.T, m map[string]any) (fromMap, toMap, valid bool)
 			t.Fatalf("%s: plain %#v, FromUnstructured %#v (%v)", js, fast, conv, err)
 		}
 	}
-	slow, _, _, err := getObjectMetaJSON(m, false, true, "metadata")
+	slow, _, _, err := getJSON(m, GetOptions{DropMalformedFields: true, Prefix: "metadata"})
 	if err != nil || slow == nil {
 		return
 	}
@@ -151,7 +151,7 @@ func checkPlainMeta(t *testing.T, m map[string]any) (fromMap, toMap, valid bool)
 		errs := genericvalidation.ValidateObjectMetaDeclaratively(context.Background(), operation.Create, slow, nil, namespaced, genericvalidation.NameIsDNSSubdomain, field.NewPath("metadata"), true)
 		errs = append(errs, validateMetaAccessorServer(slow, namespaced)...)
 		if namespaced == (slow.Namespace != "") {
-			// As for an embedded resource (validateEmbeddedResource).
+			// As for an embedded resource (validateResource).
 			errs = append(errs, genericvalidation.ValidateObjectMetaDeclaratively(context.Background(), operation.Create, slow, nil, namespaced, validatePathSegment, field.NewPath("metadata"), true)...)
 		}
 		if len(errs) > 0 {

@@ -19,9 +19,8 @@ import (
 
 // validateCRD makes the checks the server makes when a CRD is created
 // (apis/apiextensions/validation ValidateCustomResourceDefinition), on the
-// internal form the server validates. Not yet covered: defaults (pruned and
-// valid), CEL rule compilation and cost, printer-column JSONPath parsing,
-// selectable fields and the webhook CA bundle; see the README.
+// internal form the server validates. Not yet covered: the compilation
+// and cost of x-kubernetes-validations rules.
 func validateCRD(crd *apiextensions.CustomResourceDefinition) field.ErrorList {
 	nameFn := func(name string, prefix bool) []string {
 		ret := genericvalidation.NameIsDNSSubdomain(name, prefix)
@@ -275,11 +274,11 @@ func validateSchema(v *apiextensions.CustomResourceValidation, statusEnabled boo
 	if err := schema.BuildError(p); err != nil {
 		initErrs = append(initErrs, field.Invalid(sp, "", err.Error()))
 	} else if se := schema.ValidateStructural(p, schema.NewPath(sp.String())); len(se) > 0 {
-		errs = append(errs, fieldErrors(se)...)
+		errs = append(errs, toFieldErrors(se)...)
 	} else if s, err := schema.Compile(p); err == nil {
 		errs = append(errs, validateDefaults(s, sp)...)
 	}
-	errs = append(errs, fieldErrors(schema.CheckCRDSchema(p, schema.NewPath(sp.String()), schema.CreateOptions))...)
+	errs = append(errs, toFieldErrors(schema.CheckCRDSchema(p, schema.NewPath(sp.String()), schema.CreateOptions))...)
 	if len(errs) == 0 {
 		errs = append(errs, initErrs...)
 	}

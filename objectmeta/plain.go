@@ -1,4 +1,4 @@
-package crdkit
+package objectmeta
 
 import (
 	"strings"
@@ -15,10 +15,10 @@ import (
 // annotations and finalizers and nothing else; for such "plain" metadata
 // the functions below give the same results directly. Each of them
 // answers ok=false for anything else, and the callers then take the
-// server's own path. fastmeta_test.go checks them against that path.
+// server's own path. plain_test.go checks them against that path.
 
 // plainMetaFromMap is the JSON round trip of an unstructured metadata map
-// into ObjectMeta (getObjectMeta), for a map that holds only string fields,
+// into ObjectMeta (Get), for a map that holds only string fields,
 // generation, labels, annotations, finalizers, owner references and
 // creationTimestamp, all with well-formed values: the decoded ObjectMeta then has no unknown
 // field and no error.
@@ -206,7 +206,7 @@ func plainOwnerRefs(v any) ([]metav1.OwnerReference, bool) {
 }
 
 // plainMetaToMap is runtime.DefaultUnstructuredConverter.ToUnstructured of
-// meta (setObjectMeta) when meta has nothing but the fields
+// meta (Set) when meta has nothing but the fields
 // plainMetaFromMap reads, and no empty non-nil map or list.
 func plainMetaToMap(meta *metav1.ObjectMeta) (map[string]any, bool) {
 	if meta.DeletionTimestamp != nil || meta.DeletionGracePeriodSeconds != nil ||

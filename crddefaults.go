@@ -6,6 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/crdkit/crdkit/objectmeta"
 	"github.com/crdkit/crdkit/prune"
 	"github.com/crdkit/crdkit/schema"
 )
@@ -16,7 +17,8 @@ import (
 // default must survive pruning, coerce and validate as embedded-resource
 // metadata where it applies, and pass OpenAPI validation against its own
 // node. Defaults inside the metadata, apiVersion or kind of a resource are
-// checked inside a surrounding object. CEL rules on defaults are not run yet.
+// checked inside a surrounding object. x-kubernetes-validations rules are
+// not run on defaults yet.
 func validateDefaults(s *schema.Schema, pth *field.Path) field.ErrorList {
 	w := defaultsWalker{}
 	w.walk(pth, s, s, true, nil, false, 0)
@@ -64,12 +66,11 @@ func (w *defaultsWalker) plainDefault(dp *field.Path, def any, s *schema.Schema,
 		w.errs = append(w.errs, field.Invalid(dp, def, "must not have unknown fields"))
 	}
 	v := schema.DeepCopyValue(def)
-	var unknown []string
-	if err := coerce(dp, v, s, embedded, false, false, &unknown, 0); err != nil {
+	if err, _ := objectmeta.Coerce(dp, v, s, objectmeta.CoerceOptions{ResourceRoot: embedded}); err != nil {
 		w.errs = append(w.errs, err)
 		return
 	}
-	if errs := validateEmbedded(dp, v, s, embedded, 0); len(errs) > 0 {
+	if errs := objectmeta.Validate(dp, v, s, objectmeta.ValidateOptions{ResourceRoot: embedded}); len(errs) > 0 {
 		w.errs = append(w.errs, errs...)
 		return
 	}
@@ -94,12 +95,11 @@ func (w *defaultsWalker) metaDefault(dp *field.Path, def any, s, root *schema.Sc
 	}
 	obj := map[string]any{"apiVersion": "validation/v1", "kind": "Validation"}
 	obj[steps[0].key] = v
-	var unknown []string
-	if err := coerce(nil, obj, root, true, false, false, &unknown, 0); err != nil {
+	if err, _ := objectmeta.Coerce(nil, obj, root, objectmeta.CoerceOptions{ResourceRoot: true}); err != nil {
 		w.errs = append(w.errs, field.Invalid(dp, def, fmt.Sprintf("must result in valid metadata: %v", err)))
 		return
 	}
-	if errs := validateEmbedded(nil, obj, root, true, 0); len(errs) > 0 {
+	if errs := objectmeta.Validate(nil, obj, root, objectmeta.ValidateOptions{ResourceRoot: true}); len(errs) > 0 {
 		w.errs = append(w.errs, field.Invalid(dp, def, fmt.Sprintf("must result in valid metadata: %v", errs.ToAggregate())))
 		return
 	}

@@ -122,12 +122,3 @@ func propsOrBool(in *apiextensions.JSONSchemaPropsOrBool) *schema.PropsOrBool {
 	}
 	return &schema.PropsOrBool{Allows: in.Allows, Schema: propsFromInternal(in.Schema)}
 }
-
-// fieldErrors converts schema errors into the server's field errors.
-func fieldErrors(in schema.ErrorList) []*fieldError {
-	out := make([]*fieldError, len(in))
-	for i, e := range in {
-		out[i] = &fieldError{Type: fieldErrorType(e.Type), Field: e.Field, BadValue: e.BadValue, Detail: e.Detail}
-	}
-	return out
-}

@@ -1,0 +1,61 @@
+package crdkit
+
+import (
+	"errors"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// FieldValidation is the server's fieldValidation query parameter: what to
+// do with unknown and duplicate fields.
+type FieldValidation string
+
+// The field-validation modes. The server's default is Warn.
+const (
+	Ignore FieldValidation = "Ignore"
+	Warn   FieldValidation = "Warn"
+	Strict FieldValidation = "Strict"
+)
+
+// CreateOptions are the options of a dry-run create.
+type CreateOptions struct {
+	// FieldValidation is Ignore, Warn or Strict; empty means Warn.
+	FieldValidation FieldValidation
+	// Namespace is the namespace of the request for a namespaced CRD. When
+	// empty, the object's metadata.namespace is used, else "default".
+	Namespace string
+}
+
+func (o CreateOptions) mode() FieldValidation {
+	if o.FieldValidation == "" {
+		return Warn
+	}
+	return o.FieldValidation
+}
+
+// Result is the outcome of a request: the object the server would return,
+// its Warning headers, the paths pruning removed, and the error.
+type Result struct {
+	// Object is what the server returns (nil when Err is set), without the
+	// fields only a server fills: uid, creationTimestamp, resourceVersion,
+	// managedFields.
+	Object map[string]any
+	// Warnings are the server's Warning headers, in order.
+	Warnings []string
+	// Pruned are the paths of the fields pruning removed, sorted.
+	Pruned []string
+	// Err is nil, or an *apierrors.StatusError whose Status() is what the
+	// server answers: code, reason, message and causes.
+	Err error
+}
+
+// Status returns the server's Status for a failed request, or nil.
+func (r *Result) Status() *metav1.Status {
+	var se *apierrors.StatusError
+	if errors.As(r.Err, &se) {
+		st := se.Status()
+		return &st
+	}
+	return nil
+}

@@ -1,0 +1,344 @@
+package crdkit
+
+import (
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	runtimeschema "k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	kjson "sigs.k8s.io/json"
+
+	"github.com/crdkit/crdkit/defaulting"
+	"github.com/crdkit/crdkit/objectmeta"
+	"github.com/crdkit/crdkit/prune"
+	"github.com/crdkit/crdkit/schema"
+)
+
+// request is one request going through a pipeline: the steps below are
+// the ones the write pipelines share, in the server's order. Each step does
+// nothing once an earlier one failed.
+type request struct {
+	v    *Version
+	mode FieldValidation
+	raw  []byte         // the body; nil when obj came decoded
+	obj  map[string]any // the object, from decode on
+	gvk  runtimeschema.GroupVersionKind
+	// strictErrs are the duplicate and unknown fields, in the server's
+	// order (duplicates, metadata, pruned, embedded metadata).
+	strictErrs []string
+	meta       *metav1.ObjectMeta // root metadata as the validator reads it
+	metaErrs   field.ErrorList    // why meta could not be read
+	res        Result
+}
+
+func (r *request) failed() bool { return r.res.Err != nil }
+
+func (r *request) fail(err error) { r.res.Err = err }
+
+// invalid refuses the request with the server's 422 when errs is not empty.
+func (r *request) invalid(errs field.ErrorList) {
+	if len(errs) > 0 {
+		r.fail(apierrors.NewInvalid(objectGroupKind(r.obj), stringAt(r.obj, "metadata", "name"), errs))
+	}
+}
+
+// metadata returns obj["metadata"], made an empty map when it is not one.
+func (r *request) metadata() map[string]any {
+	md, _ := r.obj["metadata"].(map[string]any)
+	if md == nil {
+		md = map[string]any{}
+		r.obj["metadata"] = md
+	}
+	return md
+}
+
+// warnDeprecated adds the version's deprecation warning.
+func (r *request) warnDeprecated() {
+	if w := r.v.DeprecationWarning(); w != "" {
+		r.res.Warnings = append(r.res.Warnings, w)
+	}
+}
+
+// decode decodes the body as the server's serializer does (strictly in
+// Warn and Strict); for an already decoded object it takes the group,
+// version and kind the object names.
+func (r *request) decode() {
+	if r.failed() {
+		return
+	}
+	if r.raw == nil {
+		// The decoder's answer for a body whose type meta decodes
+		// (typeMetaDecodes): the object's own group, version and kind.
+		r.gvk = (&unstructured.Unstructured{Object: r.obj}).GroupVersionKind()
+		return
+	}
+	obj, actual, strictErrs, err := r.v.decode(r.raw, r.mode != Ignore)
+	if err != nil {
+		r.fail(r.v.decodeError(actual, r.raw, err))
+		return
+	}
+	r.obj, r.gvk, r.strictErrs = obj, *actual, strictErrs
+}
+
+// coerce is the decoder's schema coercion (unstructuredSchemaCoercer.apply)
+// with the schema of the object's own version.
+func (r *request) coerce() {
+	if r.failed() {
+		return
+	}
+	pruned, unknown, err := r.v.crd.coerce(r.obj, coercion{strict: r.mode != Ignore, rootMeta: true})
+	if err != nil {
+		r.fail(r.v.decodeError(&r.gvk, r.raw, err))
+		return
+	}
+	r.res.Pruned = pruned
+	for _, u := range unknown {
+		r.strictErrs = append(r.strictErrs, fmt.Sprintf(`unknown field "%s"`, u))
+	}
+}
+
+// defaultOwnVersion applies the defaults of the object's own version, as
+// the versioning decoder does (even when strict errors are pending).
+func (r *request) defaultOwnVersion() {
+	if r.failed() {
+		return
+	}
+	r.v.crd.defaultOwnVersion(r.obj)
+}
+
+// fieldValidation reports duplicate and unknown fields as the handler
+// does: a 400 in Strict, Warning headers in Warn, nothing in Ignore.
+func (r *request) fieldValidation() {
+	if r.failed() || len(r.strictErrs) == 0 {
+		return
+	}
+	switch r.mode {
+	case Strict:
+		r.fail(r.v.decodeError(&r.gvk, r.raw, errors.New("strict decoding error: "+strings.Join(r.strictErrs, ", "))))
+	case Warn:
+		r.res.Warnings = append(r.res.Warnings, r.strictErrs...)
+	}
+}
+
+// checkAPIVersion refuses an object of another group or version than the
+// request's.
+func (r *request) checkAPIVersion() {
+	if r.failed() {
+		return
+	}
+	if r.gvk.Group != r.v.crd.Group() || r.gvk.Version != r.v.name {
+		r.fail(apierrors.NewBadRequest(fmt.Sprintf("the API version in the data (%s) does not match the expected API version (%s/%s)", r.gvk.GroupVersion().String(), r.v.crd.Group(), r.v.name)))
+	}
+}
+
+// objectGroupKind is the group and kind an object names, which the server
+// uses in its 422 message.
+func objectGroupKind(obj map[string]any) runtimeschema.GroupKind {
+	u := unstructured.Unstructured{Object: obj}
+	return u.GroupVersionKind().GroupKind()
+}
+
+func stringAt(obj map[string]any, keys ...string) string {
+	s, _, _ := unstructured.NestedString(obj, keys...)
+	return s
+}
+
+// coercion selects the variant of the decoder's schema coercion.
+type coercion struct {
+	// strict returns the paths of unknown fields (request decoding in Warn
+	// and Strict).
+	strict bool
+	// dropInvalidMeta drops malformed metadata instead of failing
+	// (storage decoding).
+	dropInvalidMeta bool
+	// rootMeta round-trips root metadata through ObjectMeta; false for
+	// metadata an earlier round trip made canonical (it is the identity).
+	rootMeta bool
+}
+
+// coerce runs the server's decode-time step (unstructuredSchemaCoercer.apply)
+// on obj, in place: root metadata round trip, pruning and null removal with
+// the schema of the object's own version, embedded-resource coercion. It
+// returns the pruned paths and, when strict, the unknown-field paths in the
+// server's order (metadata, pruned, embedded metadata).
+func (c *CRD) coerce(obj map[string]any, how coercion) (pruned, unknown []string, err error) {
+	kind, kindOK := obj["kind"].(string)
+	apiVersion, avOK := obj["apiVersion"].(string)
+	var meta *metav1.ObjectMeta
+	var foundMeta bool
+	if how.rootMeta {
+		var metaUnknown []string
+		meta, foundMeta, metaUnknown, err = objectmeta.Get(obj, objectmeta.GetOptions{
+			ReturnUnknownFieldPaths: how.strict, DropMalformedFields: how.dropInvalidMeta, Prefix: "metadata"})
+		if err != nil {
+			return nil, nil, err
+		}
+		unknown = append(unknown, metaUnknown...)
+	}
+	gv, err := runtimeschema.ParseGroupVersion(apiVersion)
+	if err != nil {
+		return nil, nil, err
+	}
+	if gv.Group == c.Group() && kind == c.Kind() {
+		var s *schema.Schema
+		if target := c.Version(gv.Version); target != nil {
+			s = target.schema
+		}
+		if !c.preserveUnknownFields() {
+			pruned = prune.Object(obj, s, prune.Options{Root: true}, nil)
+			defaulting.PruneNulls(obj, s)
+		}
+		ferr, paths := objectmeta.Coerce(nil, obj, s, objectmeta.CoerceOptions{
+			ReturnUnknownFieldPaths: how.strict, DropInvalidFields: how.dropInvalidMeta})
+		if ferr != nil {
+			return nil, nil, ferr
+		}
+		if how.strict {
+			unknown = append(unknown, pruned...)
+		}
+		unknown = append(unknown, paths...)
+	}
+	if kindOK {
+		obj["kind"] = kind
+	}
+	if avOK {
+		obj["apiVersion"] = apiVersion
+	}
+	if foundMeta {
+		if err := objectmeta.Set(obj, meta); err != nil {
+			return nil, nil, err
+		}
+	}
+	return pruned, unknown, nil
+}
+
+func (c *CRD) preserveUnknownFields() bool { return c.v1.Spec.PreserveUnknownFields }
+
+// defaultOwnVersion applies the defaults of the object's own version, as
+// the server's decoder does (nothing for objects of another group or kind,
+// or of a version the CRD does not define).
+func (c *CRD) defaultOwnVersion(obj map[string]any) {
+	av, _ := obj["apiVersion"].(string)
+	kind, _ := obj["kind"].(string)
+	gv, err := runtimeschema.ParseGroupVersion(av)
+	if err != nil || gv.Group != c.Group() || kind != c.Kind() {
+		return
+	}
+	if t := c.Version(gv.Version); t != nil && t.schema != nil {
+		defaulting.Apply(obj, t.schema)
+	}
+}
+
+// typeMetaDecodes reports whether the server's decoder gets past obj's
+// type meta: apiVersion a string (or null or absent) that parses as a group
+// and version, and kind a non-empty string.
+func typeMetaDecodes(obj map[string]any) bool {
+	av, avOK := obj["apiVersion"].(string)
+	kind, _ := obj["kind"].(string)
+	if (!avOK && obj["apiVersion"] != nil) || kind == "" {
+		return false
+	}
+	_, err := runtimeschema.ParseGroupVersion(av)
+	return err == nil
+}
+
+// defaultGVK is the kind and version a request to this version addresses.
+func (v *Version) defaultGVK() runtimeschema.GroupVersionKind {
+	return runtimeschema.GroupVersionKind{Group: v.crd.Group(), Version: v.name, Kind: v.crd.Kind()}
+}
+
+// decode decodes a request body as the server's JSON serializer does: the
+// type meta first (encoding/json, into apiVersion and kind), defaults from
+// the request's group, version and kind, then the object itself, strictly
+// (duplicate fields reported) or not.
+func (v *Version) decode(data []byte, strict bool) (map[string]any, *runtimeschema.GroupVersionKind, []string, error) {
+	findKind := struct {
+		APIVersion string `json:"apiVersion,omitempty"`
+		Kind       string `json:"kind,omitempty"`
+	}{}
+	if err := json.Unmarshal(data, &findKind); err != nil {
+		return nil, nil, nil, fmt.Errorf("couldn't get version/kind; json parse error: %v", err)
+	}
+	gv, err := runtimeschema.ParseGroupVersion(findKind.APIVersion)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	actual := withDefaults(gv.WithKind(findKind.Kind), v.defaultGVK())
+	var obj map[string]any
+	var strictErrs []string
+	if strict {
+		m := map[string]any{}
+		serrs, err := kjson.UnmarshalStrict(data, &m)
+		if err != nil {
+			return nil, &actual, nil, err
+		}
+		for _, e := range serrs {
+			strictErrs = append(strictErrs, e.Error())
+		}
+		obj = m
+	} else {
+		u := &unstructured.Unstructured{}
+		if err := kjson.UnmarshalCaseSensitivePreserveInts(data, u); err != nil {
+			return nil, &actual, nil, err
+		}
+		obj = u.Object
+	}
+	u := unstructured.Unstructured{Object: obj}
+	actual = u.GroupVersionKind()
+	if actual.Kind == "" {
+		return nil, &actual, nil, runtime.NewMissingKindErr(string(data))
+	}
+	return obj, &actual, strictErrs, nil
+}
+
+// withDefaults fills what the body leaves out from the request's group,
+// version and kind, as the server's serializer does.
+func withDefaults(actual, def runtimeschema.GroupVersionKind) runtimeschema.GroupVersionKind {
+	if actual.Kind == "" {
+		actual.Kind = def.Kind
+	}
+	if actual.Version == "" && actual.Group == "" {
+		actual.Group, actual.Version = def.Group, def.Version
+	}
+	if actual.Version == "" && actual.Group == def.Group {
+		actual.Version = def.Version
+	}
+	return actual
+}
+
+// decodeError wraps a decoding failure as the create handler does.
+func (v *Version) decodeError(gvk *runtimeschema.GroupVersionKind, body []byte, err error) error {
+	if gvk != nil && gvk.Kind != "" {
+		return apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", gvk.Kind, gvk.Version, v.crd.Kind(), err))
+	}
+	return apierrors.NewBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type %s): %v (%s)", v.crd.Kind(), err, summarize(body, 30)))
+}
+
+// summarize abbreviates a request body for an error message as the server
+// does: JSON objects as text, anything else in hex.
+func summarize(data []byte, n int) string {
+	switch {
+	case len(data) == 0:
+		return "<empty>"
+	case data[0] == '{':
+		if len(data) > n {
+			return string(data[:n]) + " ..."
+		}
+		return string(data)
+	}
+	if len(data) > n {
+		return hex.EncodeToString(data[:n]) + " ..."
+	}
+	return hex.EncodeToString(data)
+}
+
+// maxWalkDepth bounds the facade's own recursive walks. Decoding already
+// refuses JSON nested deeper than 10000 levels.
+const maxWalkDepth = 10000
