@@ -5,16 +5,19 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	runtimeschema "k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	kjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
 
+	"github.com/crdkit/crdkit/objectmeta"
 	"github.com/crdkit/crdkit/printcolumns"
 	"github.com/crdkit/crdkit/schema"
 	"github.com/crdkit/crdkit/versionsort"
@@ -74,8 +77,12 @@ var ErrNotCRD = errors.New("not an apiextensions.k8s.io/v1 CustomResourceDefinit
 // Load decodes one CustomResourceDefinition (apiextensions.k8s.io/v1) from
 // YAML or JSON and compiles it. Like the server, it decodes field names case
 // sensitively and applies the v1 defaults. It refuses a CRD the server would
-// refuse on create, with the server's 422 error (an *apierrors.StatusError),
-// unless opts.AllowInvalid is set.
+// refuse on create with the server's error, an *apierrors.StatusError: 400
+// BadRequest for a document that does not decode into a
+// CustomResourceDefinition (a field of the wrong JSON type), 422 Invalid
+// with causes for one that fails validation (unless opts.AllowInvalid is
+// set). A document that is not YAML or JSON is an error of its own; one
+// that is not a CRD at all gives ErrNotCRD.
 func Load(data []byte, opts ...LoadOptions) (*CRD, error) {
 	js, err := yaml.YAMLToJSON(data)
 	if err != nil {
@@ -98,13 +105,17 @@ func Load(data []byte, opts ...LoadOptions) (*CRD, error) {
 	crd := new(apiextensionsv1.CustomResourceDefinition)
 	strict, err := kjson.UnmarshalStrict(js, crd)
 	if err != nil {
-		return nil, err
+		// What the server answers for a body its decoder refuses.
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("CustomResourceDefinition in version %q cannot be handled as a CustomResourceDefinition: %v", "v1", err))
 	}
 	c, err := New(crd, opts...)
-	if c != nil {
+	if c != nil && len(strict) > 0 {
+		// The decoder's warnings come before the handler's.
+		w := make([]string, 0, len(strict)+len(c.warnings))
 		for _, e := range strict {
-			c.warnings = append(c.warnings, e.Error())
+			w = append(w, e.Error())
 		}
+		c.warnings = append(w, c.warnings...)
 	}
 	return c, err
 }
@@ -117,13 +128,15 @@ func New(crd *apiextensionsv1.CustomResourceDefinition, opts ...LoadOptions) (*C
 		o.AllowInvalid = o.AllowInvalid || x.AllowInvalid
 	}
 	v1 := crd.DeepCopy()
+	warnings := handleCreate(&v1.ObjectMeta)
 	apiextensionsv1.SetObjectDefaults_CustomResourceDefinition(v1)
+	resetCRDManagedFields(v1)
 	internal := new(apiextensions.CustomResourceDefinition)
 	if err := apiextensionsv1.Convert_v1_CustomResourceDefinition_To_apiextensions_CustomResourceDefinition(v1, internal, nil); err != nil {
 		return nil, err
 	}
 	prepareForCreate(internal)
-	c := &CRD{v1: v1, internal: internal, byName: map[string]*Version{}}
+	c := &CRD{v1: v1, internal: internal, byName: map[string]*Version{}, warnings: warnings}
 	c.lint = validateCRD(internal)
 	if len(c.lint) > 0 && !o.AllowInvalid {
 		return nil, apierrors.NewInvalid(crdGroupKind, v1.Name, c.lint)
@@ -171,9 +184,47 @@ func New(crd *apiextensionsv1.CustomResourceDefinition, opts ...LoadOptions) (*C
 	return c, nil
 }
 
+// handleCreate does to a new CRD's metadata what the server's create
+// handler does before the strategy sees it, and returns its warnings:
+// system fields wiped, the namespace cleared (CRDs are cluster-scoped),
+// duplicate owner references dropped.
+func handleCreate(meta *metav1.ObjectMeta) []string {
+	objectmeta.WipeSystemFieldsTyped(meta)
+	meta.Namespace = ""
+	var warnings []string
+	if dups := objectmeta.DedupOwnerReferencesTyped(meta); len(dups) > 0 {
+		warnings = append(warnings, objectmeta.DuplicateOwnerReferencesWarning(dups))
+	}
+	return warnings
+}
+
+// resetCRDManagedFields keeps of a new CRD's managed fields what the
+// field manager keeps (see objectmeta.ManagedFieldsOnCreate).
+func resetCRDManagedFields(crd *apiextensionsv1.CustomResourceDefinition) {
+	if len(crd.ManagedFields) == 0 {
+		crd.ManagedFields = nil
+		return
+	}
+	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(crd)
+	if err != nil {
+		crd.ManagedFields = nil
+		return
+	}
+	crd.ManagedFields = objectmeta.ManagedFieldsOnCreate(crd.ManagedFields, obj, func(av string) bool {
+		return av == "apiextensions.k8s.io/v1" || av == "apiextensions.k8s.io/v1beta1"
+	})
+}
+
+// hasAPIVersion reports whether apiVersion is group/version of a version
+// the CRD defines (the versions its converter handles).
+func (c *CRD) hasAPIVersion(apiVersion string) bool {
+	group, version, ok := strings.Cut(apiVersion, "/")
+	return ok && group == c.Group() && c.byName[version] != nil
+}
+
 // prepareForCreate does what the server's CRD strategy does before it
-// validates a new CRD: status reset, stored versions set to the storage
-// version.
+// validates a new CRD: status reset, generation 1, stored versions set to
+// the storage version.
 func prepareForCreate(crd *apiextensions.CustomResourceDefinition) {
 	crd.Status = apiextensions.CustomResourceDefinitionStatus{}
 	crd.Generation = 1

@@ -61,7 +61,9 @@ func (v *Version) create(raw []byte, obj map[string]any, opts CreateOptions) Res
 	r.fieldValidation()              // §2.3.6: unknown and duplicate fields: a 400 or warnings
 	r.checkAPIVersion()              // §2.3.7
 	r.wipeSystemFields()             // §2.3.8: rest.WipeObjectMetaSystemFields
-	r.checkNamespace(opts.Namespace) // §2.3.8: the namespace of the request
+	r.checkNamespace(opts.Namespace) // §2.3.8: the namespace of the request (none for cluster-scoped)
+	r.dedupOwnerReferences()         // §2.3.9: duplicate owner references dropped, with a warning
+	r.resetManagedFields()           // §2.3.9: the field manager keeps only managed fields it decodes
 	r.prepareForCreate()             // §2.3.11: strategy.PrepareForCreate: status reset, generation 1
 	r.generateName()                 // §2.3.11: name generation
 	r.validateCreate()               // §2.3.11, §2.7: strategy.Validate
@@ -76,20 +78,21 @@ func (r *request) wipeSystemFields() {
 	if r.failed() {
 		return
 	}
-	md := r.metadata()
-	for _, k := range [...]string{"creationTimestamp", "uid", "deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"} {
-		delete(md, k)
-	}
+	objectmeta.WipeSystemFields(r.metadata())
 }
 
 // checkNamespace sets a namespaced object's namespace from the request
 // (ns, else the object's own, else "default"), refusing an object that
-// names another.
+// names another; a cluster-scoped object's namespace is cleared.
 func (r *request) checkNamespace(ns string) {
-	if r.failed() || !r.v.crd.Namespaced() {
+	if r.failed() {
 		return
 	}
 	md := r.metadata()
+	if !r.v.crd.Namespaced() {
+		delete(md, "namespace")
+		return
+	}
 	objNS, _ := md["namespace"].(string)
 	switch {
 	case ns == "":
@@ -102,6 +105,27 @@ func (r *request) checkNamespace(ns string) {
 		ns = "default"
 	}
 	md["namespace"] = ns
+}
+
+// dedupOwnerReferences drops owner references that repeat an earlier one,
+// as the handler does before the field manager, and says so in a warning.
+func (r *request) dedupOwnerReferences() {
+	if r.failed() {
+		return
+	}
+	if dups := objectmeta.DedupOwnerReferences(r.metadata()); len(dups) > 0 {
+		r.res.Warnings = append(r.res.Warnings, objectmeta.DuplicateOwnerReferencesWarning(dups))
+	}
+}
+
+// resetManagedFields drops the request's managed fields unless the field
+// manager keeps them (it then adds its own entry, which the result leaves
+// out with the other fields only a server fills).
+func (r *request) resetManagedFields() {
+	if r.failed() {
+		return
+	}
+	objectmeta.ResetManagedFields(r.metadata(), r.obj, r.v.crd.hasAPIVersion)
 }
 
 // prepareForCreate is the strategy's PrepareForCreate: status dropped when

@@ -18,8 +18,9 @@ func get(args []string, stdout, stderr io.Writer) int {
 	var crds listFlag
 	fs.Var(&crds, "crds", "a CRD file or directory (repeatable); CRDs among the inputs are used too")
 	out := fs.String("o", "", "output format: empty (kubectl's table), wide, or json (the metav1.Table)")
+	ns := namespaceFlag(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: crdkit get [--crds FILE|DIR]... [-o wide|json] FILE|DIR...")
+		fmt.Fprintln(stderr, "usage: crdkit get [--crds FILE|DIR]... [-n NAMESPACE] [-o wide|json] FILE|DIR...")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -39,7 +40,7 @@ func get(args []string, stdout, stderr io.Writer) int {
 	var order []*crdkit.Version
 	groups := map[*crdkit.Version]*group{}
 	for _, d := range objects {
-		r, err := validateDoc(reg, d, crdkit.Ignore)
+		r, err := validateDoc(reg, d, crdkit.CreateOptions{FieldValidation: crdkit.Ignore, Namespace: *ns})
 		if err != nil {
 			fmt.Fprintf(stderr, "crdkit: %v\n", err)
 			status = 2

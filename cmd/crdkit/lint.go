@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -91,6 +92,9 @@ func lint(args []string, stdout, stderr io.Writer) int {
 			continue
 		}
 		fmt.Fprintf(stdout, "%s: %s: refused (%d %s)\n", loc, r.Name, r.Code, r.Reason)
+		if len(r.Causes) == 0 {
+			fmt.Fprintf(stdout, "  %s\n", r.Message)
+		}
 		for _, c := range r.Causes {
 			fmt.Fprintf(stdout, "  %s: %s\n", c.Field, c.Message)
 		}
@@ -112,9 +116,16 @@ func lintDoc(d docs.Doc) (lintResult, error) {
 	switch {
 	case errors.As(err, &se):
 		st := se.Status()
-		r.Name = st.Details.Name
+		r.Name = documentName(d.JSON)
+		if st.Details != nil && st.Details.Name != "" {
+			r.Name = st.Details.Name
+		}
+		var causes []metav1.StatusCause
+		if st.Details != nil {
+			causes = st.Details.Causes
+		}
 		r.Code, r.Reason, r.Message = st.Code, st.Reason, st.Message
-		for _, c := range st.Details.Causes {
+		for _, c := range causes {
 			r.Causes = append(r.Causes, cause{Field: c.Field, Reason: string(c.Type), Message: c.Message})
 		}
 		if c, err := crdkit.Load(d.JSON, crdkit.LoadOptions{AllowInvalid: true}); err == nil {
@@ -126,4 +137,17 @@ func lintDoc(d docs.Doc) (lintResult, error) {
 	}
 	r.Name, r.Allowed, r.Code, r.Warnings = crd.Name(), true, 201, crd.Warnings()
 	return r, nil
+}
+
+// documentName is the metadata.name a document gives, when it is a string,
+// for naming a CRD the server could not decode.
+func documentName(js []byte) string {
+	var d struct {
+		Metadata struct {
+			Name any `json:"name"`
+		} `json:"metadata"`
+	}
+	_ = json.Unmarshal(js, &d)
+	name, _ := d.Metadata.Name.(string)
+	return name
 }

@@ -167,3 +167,84 @@ func TestGet(t *testing.T) {
 		t.Errorf("get -o json = %d, %q; want a metav1.Table", code, out)
 	}
 }
+
+func TestLintUndecodableCRD(t *testing.T) {
+	crd, err := os.ReadFile("../../examples/crontab/crd.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Replace(string(crd), "    served: true\n", "    served: \"yes\"\n", 1)
+	p := writeFile(t, "crd.yaml", text)
+	code, out, errs := runCLI(t, "lint", "-o", "json", p)
+	if code != 1 {
+		t.Fatalf("exit = %d, want 1 (a refusal)\n%s%s", code, out, errs)
+	}
+	var doc struct {
+		Results []lintResult `json:"results"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || len(doc.Results) != 1 {
+		t.Fatalf("output: %v\n%s", err, out)
+	}
+	r := doc.Results[0]
+	want := `CustomResourceDefinition in version "v1" cannot be handled as a CustomResourceDefinition: json: cannot unmarshal string into Go struct field CustomResourceDefinitionVersion.spec.versions.served of type bool`
+	if r.Allowed || r.Code != 400 || r.Reason != "BadRequest" || r.Message != want || r.Name != "crontabs.stable.example.com" {
+		t.Errorf("lint = %+v, want 400 BadRequest %q", r, want)
+	}
+	if code, out, _ := runCLI(t, "lint", p); code != 1 || !strings.Contains(out, want) {
+		t.Errorf("lint (text) = %d\n%s", code, out)
+	}
+}
+
+func TestValidateNamespaceFlag(t *testing.T) {
+	crd := "../../examples/crontab/crd.yaml"
+	other := writeFile(t, "other.yaml", "apiVersion: stable.example.com/v1\nkind: CronTab\nmetadata:\n  name: x\n  namespace: staging\nspec:\n  cronSpec: \"* * * * */5\"\n")
+	for _, tc := range []struct {
+		name     string
+		args     []string
+		wantCode int
+		wantNS   string
+		wantHTTP int32
+	}{
+		{"no -n: default", []string{"validate", "-o", "json", "--crds", crd, "../../examples/crontab/crontab.yaml"}, 0, "default", 201},
+		{"-n", []string{"validate", "-o", "json", "-n", "prod", "--crds", crd, "../../examples/crontab/crontab.yaml"}, 0, "prod", 201},
+		{"--namespace", []string{"validate", "-o", "json", "--namespace", "prod", "--crds", crd, "../../examples/crontab/crontab.yaml"}, 0, "prod", 201},
+		{"object's own namespace", []string{"validate", "-o", "json", "--crds", crd, other}, 0, "staging", 201},
+		{"same namespace", []string{"validate", "-o", "json", "-n", "staging", "--crds", crd, other}, 0, "staging", 201},
+		{"another namespace", []string{"validate", "-o", "json", "-n", "prod", "--crds", crd, other}, 1, "staging", 400},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errs := runCLI(t, tc.args...)
+			if code != tc.wantCode {
+				t.Fatalf("exit = %d, want %d\n%s%s", code, tc.wantCode, out, errs)
+			}
+			var doc struct {
+				Results []objectResult `json:"results"`
+			}
+			if err := json.Unmarshal([]byte(out), &doc); err != nil || len(doc.Results) != 1 {
+				t.Fatalf("output: %v\n%s", err, out)
+			}
+			r := doc.Results[0]
+			if r.Code != tc.wantHTTP || r.Namespace != tc.wantNS {
+				t.Errorf("result = %d in %q, want %d in %q (%s)", r.Code, r.Namespace, tc.wantHTTP, tc.wantNS, r.Message)
+			}
+			if tc.wantHTTP == 400 && r.Message != "the namespace of the provided object does not match the namespace sent on the request" {
+				t.Errorf("message = %q", r.Message)
+			}
+			if tc.wantHTTP == 201 {
+				if md, _ := r.Object["metadata"].(map[string]any); md["namespace"] != tc.wantNS {
+					t.Errorf("object namespace = %v, want %s", md["namespace"], tc.wantNS)
+				}
+			}
+		})
+	}
+}
+
+func TestGetNamespaceFlag(t *testing.T) {
+	code, out, errs := runCLI(t, "get", "-n", "prod", "-o", "json", "../../examples/crontab/")
+	if code != 0 {
+		t.Fatalf("exit = %d\n%s%s", code, out, errs)
+	}
+	if !strings.Contains(out, `"namespace": "prod"`) {
+		t.Errorf("get -n prod: the row's object is not in prod:\n%s", out)
+	}
+}

@@ -56,8 +56,9 @@ func validate(args []string, stdout, stderr io.Writer) int {
 	fs.Var(&crds, "crds", "a CRD file or directory (repeatable); CRDs among the inputs are used too")
 	fv := fs.String("field-validation", "Warn", "Ignore, Warn or Strict (the server's fieldValidation)")
 	out := fs.String("o", "text", "output format: text, json or yaml")
+	ns := namespaceFlag(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: crdkit validate [--crds FILE|DIR]... [--field-validation Ignore|Warn|Strict] [-o text|json|yaml] FILE|DIR...")
+		fmt.Fprintln(stderr, "usage: crdkit validate [--crds FILE|DIR]... [-n NAMESPACE] [--field-validation Ignore|Warn|Strict] [-o text|json|yaml] FILE|DIR...")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -73,7 +74,7 @@ func validate(args []string, stdout, stderr io.Writer) int {
 
 	var results []objectResult
 	for _, d := range objects {
-		r, err := validateDoc(reg, d, mode)
+		r, err := validateDoc(reg, d, crdkit.CreateOptions{FieldValidation: mode, Namespace: *ns})
 		if err != nil {
 			fmt.Fprintf(stderr, "crdkit: %v\n", err)
 			status = 2
@@ -113,7 +114,19 @@ func validate(args []string, stdout, stderr io.Writer) int {
 	return status
 }
 
-func validateDoc(reg registry, d docs.Doc, mode crdkit.FieldValidation) (objectResult, error) {
+// namespaceFlag registers kubectl's -n and --namespace: the namespace of
+// the request.
+func namespaceFlag(fs *flag.FlagSet) *string {
+	ns := new(string)
+	const usage = "the namespace of the request, as kubectl's -n: objects without metadata.namespace get it, objects with another are refused as the server refuses them (400); ignored for cluster-scoped kinds. Default: the object's own namespace, else \"default\""
+	fs.StringVar(ns, "n", "", usage)
+	fs.StringVar(ns, "namespace", "", "the same as -n")
+	return ns
+}
+
+// validateDoc answers for one object document what a dry-run create with
+// opts answers.
+func validateDoc(reg registry, d docs.Doc, opts crdkit.CreateOptions) (objectResult, error) {
 	r := objectResult{File: d.File, Index: d.Index}
 	var tm struct {
 		APIVersion string `json:"apiVersion"`
@@ -129,7 +142,10 @@ func validateDoc(reg registry, d docs.Doc, mode crdkit.FieldValidation) (objectR
 	if v == nil {
 		return r, &docs.Error{File: d.File, Line: d.Line, Err: fmt.Errorf("no CRD serves apiVersion %q, kind %q (give it with --crds)", tm.APIVersion, tm.Kind)}
 	}
-	res := v.CreateJSON(d.JSON, crdkit.CreateOptions{FieldValidation: mode})
+	if opts.Namespace != "" && v.CRD().Namespaced() && r.Namespace == "" {
+		r.Namespace = opts.Namespace
+	}
+	res := v.CreateJSON(d.JSON, opts)
 	r.Warnings = res.Warnings
 	if st := res.Status(); st != nil {
 		r.Code, r.Reason, r.Message = st.Code, string(st.Reason), st.Message

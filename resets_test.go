@@ -1,0 +1,104 @@
+package crdkit
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+)
+
+// The fields the server resets on create (checked against the real server
+// in conformance/servertest resets_test.go).
+func TestCreateResets(t *testing.T) {
+	data, err := os.ReadFile("examples/crontab/crd.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	namespaced := loadExample(t)
+	cluster, err := Load(bytes.Replace(data, []byte("scope: Namespaced"), []byte("scope: Cluster"), 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := strings.Repeat("m", 200)
+	for _, tc := range []struct {
+		name     string
+		crd      *CRD
+		metadata string
+		wantCode int32
+		wantMeta string // metadata of the returned object
+		warning  string
+	}{
+		{"namespace on a cluster-scoped object", cluster, `{"name":"x","namespace":"somewhere"}`, 0, `{"generation":1,"name":"x"}`, ""},
+		{"system fields", namespaced, `{"name":"x","uid":"u","selfLink":"/x","deletionTimestamp":"2020-01-01T00:00:00Z","deletionGracePeriodSeconds":-1,"generation":-4}`, 0,
+			`{"generation":1,"name":"x","namespace":"default"}`, ""},
+		{"duplicate owner references", namespaced, `{"name":"x","ownerReferences":[{"apiVersion":"v1","kind":"A","name":"a","uid":"u1"},{"apiVersion":"v1","kind":"A","name":"a","uid":"u1"}]}`, 0,
+			`{"generation":1,"name":"x","namespace":"default","ownerReferences":[{"apiVersion":"v1","kind":"A","name":"a","uid":"u1"}]}`,
+			".metadata.ownerReferences contains duplicate entries; API server dedups owner references in 1.20+, and may reject such requests as early as 1.24; please fix your requests; duplicate UID(s) observed: u1"},
+		{"managed fields that do not decode", namespaced, `{"name":"x","managedFields":[{"manager":"x","operation":"Bogus"}]}`, 0, `{"generation":1,"name":"x","namespace":"default"}`, ""},
+		{"managed fields of another API version", namespaced, `{"name":"x","managedFields":[{"manager":"` + long + `","operation":"Update","apiVersion":"v1","fieldsType":"FieldsV1","fieldsV1":{"f:x":{}}}]}`, 0,
+			`{"generation":1,"name":"x","namespace":"default"}`, ""},
+		{"managed fields all present in the object", namespaced, `{"name":"x","managedFields":[{"manager":"` + long + `","operation":"Update","apiVersion":"stable.example.com/v1","fieldsType":"FieldsV1","fieldsV1":{"f:metadata":{"f:name":{}}}}]}`, 0,
+			`{"generation":1,"name":"x","namespace":"default"}`, ""},
+		{"managed fields kept, then validated", namespaced, `{"name":"x","managedFields":[{"manager":"` + long + `","operation":"Update","apiVersion":"stable.example.com/v1","fieldsType":"FieldsV1","fieldsV1":{"f:x":{}}}]}`, 422, "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			body := `{"apiVersion":"stable.example.com/v1","kind":"CronTab","metadata":` + tc.metadata + `}`
+			res := tc.crd.Version("v1").CreateJSON([]byte(body), CreateOptions{})
+			if tc.wantCode != 0 {
+				if st := res.Status(); st == nil || st.Code != tc.wantCode {
+					t.Fatalf("CreateJSON(%s) = %v, want %d", body, res.Err, tc.wantCode)
+				}
+				return
+			}
+			if res.Err != nil {
+				t.Fatalf("CreateJSON(%s) = %v", body, res.Err)
+			}
+			got, _ := json.Marshal(res.Object["metadata"])
+			if string(got) != tc.wantMeta {
+				t.Errorf("CreateJSON(%s) metadata = %s, want %s", body, got, tc.wantMeta)
+			}
+			var warnings []string
+			if tc.warning != "" {
+				warnings = []string{tc.warning}
+			}
+			if strings.Join(res.Warnings, "\n") != strings.Join(warnings, "\n") {
+				t.Errorf("warnings = %q, want %q", res.Warnings, warnings)
+			}
+		})
+	}
+}
+
+func TestLoadResetsAndUndecodable(t *testing.T) {
+	data, err := os.ReadFile("examples/crontab/crd.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, from, to string
+		wantErr        string
+	}{
+		{"namespace", "  name: crontabs.stable.example.com\n", "  name: crontabs.stable.example.com\n  namespace: foo\n", ""},
+		{"managed fields", "  name: crontabs.stable.example.com\n", "  name: crontabs.stable.example.com\n  managedFields: [{manager: x, operation: Bogus}]\n", ""},
+		{"stale status", "spec:\n", "status: {storedVersions: [v9]}\nspec:\n", ""},
+		{"wrong type", "    served: true\n", "    served: \"yes\"\n",
+			`CustomResourceDefinition in version "v1" cannot be handled as a CustomResourceDefinition: json: cannot unmarshal string into Go struct field CustomResourceDefinitionVersion.spec.versions.served of type bool`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			doc := strings.Replace(string(data), tc.from, tc.to, 1)
+			if doc == string(data) {
+				t.Fatalf("%q not in the example", tc.from)
+			}
+			_, err := Load([]byte(doc))
+			switch {
+			case tc.wantErr == "" && err != nil:
+				t.Errorf("Load = %v, want accepted", err)
+			case tc.wantErr != "":
+				st := (&Result{Err: err}).Status()
+				if st == nil || st.Code != 400 || st.Reason != "BadRequest" || st.Message != tc.wantErr {
+					t.Errorf("Load = %v, want 400 BadRequest %q", err, tc.wantErr)
+				}
+			}
+		})
+	}
+}
