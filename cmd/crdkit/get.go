@@ -4,9 +4,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"runtime"
 	"time"
 
 	"github.com/crdkit/crdkit"
+	"github.com/crdkit/crdkit/internal/docs"
 	"github.com/crdkit/crdkit/printcolumns"
 )
 
@@ -30,7 +32,8 @@ func get(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
-	reg, objects, status := loadInputs(crds, fs.Args(), stderr)
+	reg, status := loadRegistry(crds, fs.Args(), stderr)
+	opts := crdkit.CreateOptions{FieldValidation: crdkit.Ignore, Namespace: *ns}
 
 	type group struct {
 		v    *crdkit.Version
@@ -39,21 +42,24 @@ func get(args []string, stdout, stderr io.Writer) int {
 	now := time.Now().UTC()
 	var order []*crdkit.Version
 	groups := map[*crdkit.Version]*group{}
-	for _, d := range objects {
-		r, err := validateDoc(reg, d, crdkit.CreateOptions{FieldValidation: crdkit.Ignore, Namespace: *ns})
+	checkAll(fs.Args(), runtime.GOMAXPROCS(0), stderr, &status, func(d docs.Doc) outcome {
+		r, err := validateDoc(reg, d, opts)
+		return outcome{r: r, err: err}
+	}, func(o outcome) {
+		r, err := o.r, o.err
 		if err != nil {
 			fmt.Fprintf(stderr, "crdkit: %v\n", err)
 			status = 2
-			continue
+			return
 		}
 		if !r.Allowed {
-			fmt.Fprintf(stderr, "crdkit: %s#%d: the API server would refuse this object: %s\n", d.File, d.Index, r.Message)
+			fmt.Fprintf(stderr, "crdkit: %s#%d: the API server would refuse this object: %s\n", r.File, r.Index, r.Message)
 			if status == 0 {
 				status = 1
 			}
-			continue
+			return
 		}
-		v := reg[r.APIVersion+" "+r.Kind]
+		v, _ := reg.version(r.APIVersion, r.Kind)
 		g := groups[v]
 		if g == nil {
 			g = &group{v: v}
@@ -67,7 +73,7 @@ func get(args []string, stdout, stderr io.Writer) int {
 			}
 		}
 		g.objs = append(g.objs, r.Object)
-	}
+	})
 	var tables []any
 	for i, v := range order {
 		t, err := v.Table(groups[v].objs, printcolumns.TableOptions{})

@@ -3,10 +3,13 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"sigs.k8s.io/yaml"
 )
 
 func runCLI(t *testing.T, args ...string) (int, string, string) {
@@ -136,7 +139,8 @@ func TestValidate(t *testing.T) {
 		{"accepted", []string{"validate", "../../examples/crontab/"}, 0, "accepted"},
 		{"warn", []string{"validate", "--crds", "../../examples/crontab", "../../examples/objects/"}, 0, `warning: unknown field "spec.colour"`},
 		{"strict", []string{"validate", "--crds", "../../examples/crontab", "--field-validation", "Strict", "../../examples/objects/"}, 1, `strict decoding error: duplicate field "spec.image", unknown field "metadata.owner", unknown field "spec.colour"`},
-		{"no crd", []string{"validate", "../../examples/objects/"}, 2, ""},
+		{"no crd: not checked", []string{"validate", "../../examples/objects/"}, 0, `CronTab noisy: not checked: no CRD serves apiVersion "stable.example.com/v1", kind "CronTab"`},
+		{"no crd, required", []string{"validate", "--require-crd", "../../examples/objects/"}, 2, ""},
 		{"bad mode", []string{"validate", "--field-validation", "Loose", "../../examples/crontab/"}, 2, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -246,5 +250,57 @@ func TestGetNamespaceFlag(t *testing.T) {
 	}
 	if !strings.Contains(out, `"namespace": "prod"`) {
 		t.Errorf("get -n prod: the row's object is not in prod:\n%s", out)
+	}
+}
+
+// TestValidateManyDocuments checks the worker pool: results in input order,
+// one valid JSON document, not-checked documents, YAML and empty outputs.
+func TestValidateManyDocuments(t *testing.T) {
+	var b strings.Builder
+	const n = 300
+	for i := range n {
+		switch i % 3 {
+		case 0:
+			fmt.Fprintf(&b, "---\napiVersion: stable.example.com/v1\nkind: CronTab\nmetadata:\n  name: ok-%d\nspec:\n  cronSpec: \"* * * * */5\"\n", i)
+		case 1:
+			fmt.Fprintf(&b, "---\napiVersion: stable.example.com/v1\nkind: CronTab\nmetadata:\n  name: bad-%d\nspec:\n  replicas: 99\n", i)
+		default:
+			fmt.Fprintf(&b, "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm-%d\n", i)
+		}
+	}
+	p := writeFile(t, "many.yaml", b.String())
+	for _, workers := range []string{"1", "7"} {
+		code, out, errs := runCLI(t, "validate", "--workers", workers, "-o", "json", "--crds", "../../examples/crontab/crd.yaml", p)
+		if code != 1 {
+			t.Fatalf("workers %s: exit = %d, want 1\n%s", workers, code, errs)
+		}
+		var doc struct {
+			Results []objectResult `json:"results"`
+		}
+		if err := json.Unmarshal([]byte(out), &doc); err != nil || len(doc.Results) != n {
+			t.Fatalf("workers %s: %v, %d results\n%s", workers, err, len(doc.Results), out[:min(len(out), 2000)])
+		}
+		for i, r := range doc.Results {
+			want := map[int]string{0: fmt.Sprintf("ok-%d", i), 1: fmt.Sprintf("bad-%d", i), 2: fmt.Sprintf("cm-%d", i)}[i%3]
+			if r.Index != i || r.Name != want {
+				t.Fatalf("workers %s: result %d is document %d %s, want %s", workers, i, r.Index, r.Name, want)
+			}
+			if ok := map[int]bool{0: r.Allowed && r.Code == 201, 1: !r.Allowed && r.Code == 422, 2: r.NotChecked && !r.Allowed}[i%3]; !ok {
+				t.Errorf("workers %s: result %d = %+v", workers, i, r)
+			}
+		}
+	}
+	code, out, _ := runCLI(t, "validate", "-o", "yaml", "--crds", "../../examples/crontab/crd.yaml", p)
+	var y struct {
+		Results []objectResult `json:"results"`
+	}
+	if err := yaml.Unmarshal([]byte(out), &y); code != 1 || err != nil || len(y.Results) != n {
+		t.Errorf("-o yaml: exit %d, %v, %d results", code, err, len(y.Results))
+	}
+	empty := writeFile(t, "empty.yaml", "# nothing\n")
+	for format, want := range map[string]string{"json": "{\n  \"results\": []\n}\n", "yaml": "results: []\n"} {
+		if code, out, _ := runCLI(t, "validate", "-o", format, empty); code != 0 || out != want {
+			t.Errorf("-o %s on no documents = %d %q, want %q", format, code, out, want)
+		}
 	}
 }

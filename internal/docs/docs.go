@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"sigs.k8s.io/yaml"
 )
@@ -50,11 +52,15 @@ type File struct {
 	Explicit bool
 }
 
-// Files expands the arguments: files as given, directories to the .yaml,
-// .yml and .json files under them, sorted.
+// Files expands the arguments: files as given ("-" for standard input),
+// directories to the .yaml, .yml and .json files under them, sorted.
 func Files(args []string) ([]File, error) {
 	var out []File
 	for _, a := range args {
+		if a == Stdin {
+			out = append(out, File{Path: Stdin, Explicit: true})
+			continue
+		}
 		st, err := os.Stat(a)
 		if err != nil {
 			return nil, err
@@ -87,15 +93,41 @@ func Files(args []string) ([]File, error) {
 	return out, nil
 }
 
-// Read reads a file and splits it into documents converted to JSON. Empty
-// documents are skipped. A document that is not valid YAML is reported with
-// the file and the line the YAML parser names.
+// Read reads a file ("-" is standard input) and splits it into documents
+// converted to JSON. Empty documents are skipped. A document that is not
+// valid YAML is reported with the file and the line the YAML parser names.
 func Read(file string) ([]Doc, error) {
+	data, err := ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	return Split(file, data)
+}
+
+// Stdin names standard input among the files.
+const Stdin = "-"
+
+var stdin struct {
+	once sync.Once
+	data []byte
+	err  error
+}
+
+// ReadFile reads a file, or standard input for "-" (read once, however
+// often it is asked for).
+func ReadFile(file string) ([]byte, error) {
+	if file == Stdin {
+		stdin.once.Do(func() { stdin.data, stdin.err = io.ReadAll(os.Stdin) })
+		if stdin.err != nil {
+			return nil, &Error{File: "<stdin>", Err: stdin.err}
+		}
+		return stdin.data, nil
+	}
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return nil, &Error{File: file, Err: err}
 	}
-	return Split(file, data)
+	return data, nil
 }
 
 var separator = regexp.MustCompile(`^---(\s.*)?$`)
@@ -103,12 +135,37 @@ var yamlLine = regexp.MustCompile(`line (\d+)`)
 
 // Split splits data into YAML documents (a JSON file is one document).
 func Split(file string, data []byte) ([]Doc, error) {
-	type chunk struct {
-		line int
-		text []byte
+	chunks, err := Chunks(file, data)
+	if err != nil {
+		return nil, err
 	}
-	var chunks []chunk
-	cur := chunk{line: 1}
+	var out []Doc
+	for _, c := range chunks {
+		js, err := c.JSON()
+		if err != nil {
+			return out, err
+		}
+		if js == nil {
+			continue
+		}
+		out = append(out, Doc{File: file, Index: len(out), Line: c.Line, JSON: js})
+	}
+	return out, nil
+}
+
+// Chunk is one document of a file, not yet converted to JSON, so that the
+// conversion can run on another goroutine.
+type Chunk struct {
+	File string
+	Line int // first line in the file (1-based)
+	Text []byte
+}
+
+// Chunks splits data at YAML document separators, dropping documents that
+// hold only comments and white space.
+func Chunks(file string, data []byte) ([]Chunk, error) {
+	var chunks []Chunk
+	cur := Chunk{File: file, Line: 1}
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 0, 64*1024), len(data)+1)
 	n := 0
@@ -117,43 +174,48 @@ func Split(file string, data []byte) ([]Doc, error) {
 		l := sc.Bytes()
 		if separator.Match(bytes.TrimRight(l, "\r")) {
 			chunks = append(chunks, cur)
-			cur = chunk{line: n + 1}
+			cur = Chunk{File: file, Line: n + 1}
 			continue
 		}
-		cur.text = append(cur.text, l...)
-		cur.text = append(cur.text, '\n')
+		cur.Text = append(cur.Text, l...)
+		cur.Text = append(cur.Text, '\n')
 	}
 	if err := sc.Err(); err != nil {
 		return nil, &Error{File: file, Err: err}
 	}
 	chunks = append(chunks, cur)
-	var out []Doc
+	out := chunks[:0]
 	for _, c := range chunks {
-		if len(bytes.TrimSpace(stripComments(c.text))) == 0 {
-			continue
+		if len(bytes.TrimSpace(stripComments(c.Text))) > 0 {
+			out = append(out, c)
 		}
-		// JSON is kept byte for byte, so duplicate keys still reach the
-		// decoder that reports them.
-		if t := bytes.TrimSpace(c.text); len(t) > 0 && t[0] == '{' && json.Valid(t) {
-			out = append(out, Doc{File: file, Index: len(out), Line: c.line, JSON: t})
-			continue
-		}
-		js, err := yaml.YAMLToJSON(c.text)
-		if err != nil {
-			line := c.line
-			if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
-				if k, e := strconv.Atoi(m[1]); e == nil {
-					line = c.line + k - 1
-				}
-			}
-			return out, &Error{File: file, Line: line, Err: fmt.Errorf("invalid YAML: %v", err)}
-		}
-		if t := bytes.TrimSpace(js); len(t) == 0 || string(t) == "null" {
-			continue
-		}
-		out = append(out, Doc{File: file, Index: len(out), Line: c.line, JSON: js})
 	}
 	return out, nil
+}
+
+// JSON converts the document to JSON: JSON text is kept byte for byte (so
+// duplicate keys still reach the decoder that reports them), YAML goes
+// through sigs.k8s.io/yaml. It returns nil for a document that is null. A
+// document that is not valid YAML is reported with the file and the line
+// the YAML parser names.
+func (c Chunk) JSON() ([]byte, error) {
+	if t := bytes.TrimSpace(c.Text); len(t) > 0 && t[0] == '{' && json.Valid(t) {
+		return t, nil
+	}
+	js, err := yaml.YAMLToJSON(c.Text)
+	if err != nil {
+		line := c.Line
+		if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
+			if k, e := strconv.Atoi(m[1]); e == nil {
+				line = c.Line + k - 1
+			}
+		}
+		return nil, &Error{File: c.File, Line: line, Err: fmt.Errorf("invalid YAML: %v", err)}
+	}
+	if t := bytes.TrimSpace(js); len(t) == 0 || string(t) == "null" {
+		return nil, nil
+	}
+	return js, nil
 }
 
 func stripComments(b []byte) []byte {

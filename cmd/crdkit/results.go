@@ -1,0 +1,127 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"sigs.k8s.io/yaml"
+)
+
+// resultWriter prints object results as they come: text lines, or one
+// {"results":[...]} document (JSON or YAML) written element by element.
+type resultWriter struct {
+	w      io.Writer
+	format string
+	n      int
+}
+
+func newResultWriter(w io.Writer, format string) *resultWriter {
+	return &resultWriter{w: w, format: format}
+}
+
+func (rw *resultWriter) write(r objectResult) {
+	defer func() { rw.n++ }()
+	switch rw.format {
+	case "json":
+		b, _ := marshalIndent(r, "    ")
+		if rw.n == 0 {
+			fmt.Fprint(rw.w, "{\n  \"results\": [\n    ")
+		} else {
+			fmt.Fprint(rw.w, ",\n    ")
+		}
+		rw.w.Write(b)
+	case "yaml":
+		js, _ := json.Marshal([]objectResult{r})
+		y, _ := yaml.JSONToYAML(js)
+		if rw.n == 0 {
+			fmt.Fprint(rw.w, "results:\n")
+		}
+		rw.w.Write(y)
+	default:
+		id := fmt.Sprintf("%s#%d %s %s", r.File, r.Index, r.Kind, r.Name)
+		if r.Namespace != "" {
+			id = fmt.Sprintf("%s#%d %s %s/%s", r.File, r.Index, r.Kind, r.Namespace, r.Name)
+		}
+		for _, w := range r.Warnings {
+			fmt.Fprintf(rw.w, "%s: warning: %s\n", id, w)
+		}
+		switch {
+		case r.NotChecked:
+			fmt.Fprintf(rw.w, "%s: %s\n", id, r.Message)
+		case r.Allowed:
+			fmt.Fprintf(rw.w, "%s: accepted\n", id)
+		default:
+			fmt.Fprintf(rw.w, "%s: refused (%d %s): %s\n", id, r.Code, r.Reason, r.Message)
+			for _, c := range r.Causes {
+				fmt.Fprintf(rw.w, "  %s: %s\n", c.Field, c.Message)
+			}
+		}
+	}
+}
+
+// close ends the document.
+func (rw *resultWriter) close() {
+	switch {
+	case rw.format == "json" && rw.n == 0:
+		fmt.Fprint(rw.w, "{\n  \"results\": []\n}\n")
+	case rw.format == "json":
+		fmt.Fprint(rw.w, "\n  ]\n}\n")
+	case rw.format == "yaml" && rw.n == 0:
+		fmt.Fprint(rw.w, "results: []\n")
+	}
+}
+
+// marshalIndent is writeJSON's encoding of v, indented under prefix.
+func marshalIndent(v any, prefix string) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetIndent(prefix, "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(b.Bytes(), "\n"), nil
+}
+
+// progress prints a line on standard error every second on long runs, when
+// standard error is a terminal.
+type progress struct {
+	w     io.Writer
+	on    bool
+	start time.Time
+	last  time.Time
+	n     int
+}
+
+func newProgress(w io.Writer) *progress {
+	p := &progress{w: w, start: time.Now()}
+	p.last = p.start
+	if f, ok := w.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+			p.on = true
+		}
+	}
+	return p
+}
+
+func (p *progress) tick() {
+	p.n++
+	if !p.on {
+		return
+	}
+	if now := time.Now(); now.Sub(p.last) >= time.Second {
+		p.last = now
+		el := now.Sub(p.start)
+		fmt.Fprintf(p.w, "\r%d documents checked in %v (%.0f/s)", p.n, el.Round(time.Second), float64(p.n)/el.Seconds())
+	}
+}
+
+func (p *progress) done() {
+	if p.on && p.last != p.start {
+		fmt.Fprintln(p.w)
+	}
+}
