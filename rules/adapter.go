@@ -18,7 +18,7 @@ type node struct {
 	props   map[string]common.Schema // nil when the schema declares no properties
 	items   *node
 	addl    *addlNode
-	widened *node // the node with kind, apiVersion and metadata.{name,generateName}
+	widened *node // the node with kind, apiVersion and metadata.{name,generateName}, if prepared
 
 	allOf, anyOf, oneOf []common.Schema
 	not                 *node
@@ -73,7 +73,9 @@ func newNode(s *schema.Schema) *node {
 		}
 	}
 	n.not = newNode(s.Not())
-	n.widened = n.widen()
+	if s.EmbeddedResource() {
+		n.widened = n.widen()
+	}
 	return n
 }
 
@@ -118,7 +120,6 @@ func (n *node) widen() *node {
 		"name":         capped("name", nameMaxLength),
 		"generateName": capped("generateName", nameMaxLength-1),
 	}}
-	meta.widened = meta.widen()
 	w.props["metadata"] = meta
 	// The server's widened copy keeps additionalProperties, the generic and
 	// extension parts and the value validations, but not items.
@@ -162,7 +163,14 @@ func (n *node) Default() any {
 	return d
 }
 
-func (n *node) WithTypeAndObjectMeta() common.Schema { return n.widened }
+// WithTypeAndObjectMeta returns the widened node: prepared by newNode for
+// embedded resources and by Compile for the root, built on demand elsewhere.
+func (n *node) WithTypeAndObjectMeta() common.Schema {
+	if n.widened != nil {
+		return n.widened
+	}
+	return n.widen()
+}
 
 // common.Validations.
 

@@ -118,6 +118,7 @@ func Compile(s *schema.Schema) (*Validator, error) {
 		return nil, err
 	}
 	root := newNode(s)
+	root.widened = root.widen()
 	decl := common.SchemaDeclType(root, true)
 	return &Validator{root: build(s, root, true, decl, base, storedEnv)}, nil
 }
@@ -139,7 +140,7 @@ func baseEnvSet() (es *environment.EnvSet, err error) {
 func build(validation *schema.Schema, n *node, isRoot bool, decl *apiservercel.DeclType, base *environment.EnvSet, ek envKind) *vnode {
 	v := &vnode{typ: n.typ, self: n}
 	if isRoot {
-		v.self = n.widened
+		v.self = n.WithTypeAndObjectMeta().(*node)
 	}
 	if len(validation.Rules()) > 0 {
 		v.rules, v.initErr = compileRules(validation.Rules(), n, decl, base, ek)
