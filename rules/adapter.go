@@ -300,8 +300,8 @@ func (n *node) Not() common.Schema {
 
 // common.KubeExtensions.
 
-func (n *node) IsXIntOrString() bool          { return n.s != nil && n.s.IntOrString() }
-func (n *node) IsXEmbeddedResource() bool     { return n.s != nil && n.s.EmbeddedResource() }
+func (n *node) IsXIntOrString() bool           { return n.s != nil && n.s.IntOrString() }
+func (n *node) IsXEmbeddedResource() bool      { return n.s != nil && n.s.EmbeddedResource() }
 func (n *node) IsXPreserveUnknownFields() bool { return n.s != nil && n.s.PreserveUnknownFields() }
 
 func (n *node) XListType() string {

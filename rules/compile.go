@@ -380,4 +380,3 @@ func (sizeEstimator) EstimateCallCost(string, string, *checker.AstNode, []checke
 func maxCardinality(minSize int64) uint64 {
 	return uint64(celconfig.MaxRequestSizeBytes / (minSize + 1))
 }
-
