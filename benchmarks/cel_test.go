@@ -158,5 +158,3 @@ func BenchmarkCEL(b *testing.B) {
 		})
 	}
 }
-
-

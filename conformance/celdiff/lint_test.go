@@ -112,7 +112,7 @@ func oursCRD(crd *apiextensionsv1.CustomResourceDefinition, internal *apiextensi
 
 type lintTally struct {
 	n, agree, refused, skipped, ties int
-	differ                     []string
+	differ                           []string
 }
 
 func (tl *lintTally) check(name string, crd *apiextensionsv1.CustomResourceDefinition) {
