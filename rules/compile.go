@@ -1,0 +1,382 @@
+package rules
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/google/cel-go/cel"
+	"github.com/google/cel-go/checker"
+	"github.com/google/cel-go/common/types"
+
+	"k8s.io/apimachinery/pkg/util/version"
+	celconfig "k8s.io/apiserver/pkg/apis/cel"
+	apiservercel "k8s.io/apiserver/pkg/cel"
+	"k8s.io/apiserver/pkg/cel/common"
+	"k8s.io/apiserver/pkg/cel/environment"
+	"k8s.io/apiserver/pkg/cel/library"
+
+	"github.com/crdkit/crdkit/schema"
+)
+
+// Limits the server applies (k8s.io/apiserver/pkg/apis/cel).
+const (
+	// PerCallLimit is the runtime cost limit of one evaluation of one
+	// expression.
+	PerCallLimit = celconfig.PerCallLimit
+	// RuntimeBudget is the runtime cost budget of all the rules evaluated on
+	// one object in one request.
+	RuntimeBudget = celconfig.RuntimeCELCostBudget
+	// MaxMessageExpressionBytes is the longest message a messageExpression
+	// may produce.
+	MaxMessageExpressionBytes = celconfig.MaxEvaluatedMessageExpressionSizeBytes
+)
+
+// Variable names the rules see.
+const (
+	selfVar    = "self"
+	oldSelfVar = "oldSelf"
+)
+
+// selfTypeName names the object type of self. The server makes one up from
+// the clock so that rules cannot depend on it; crdkit uses a fixed name so
+// that its output is deterministic. No rule the server accepts can tell the
+// difference.
+const selfTypeName = "selfType0"
+
+// Validator holds the compiled x-kubernetes-validations rules of one schema
+// (a CRD version's openAPIV3Schema): one program per rule and per
+// messageExpression, the variable declarations and the value adapters, all
+// prepared by Compile. A Validator never changes afterwards and is safe for
+// concurrent use by any number of goroutines.
+type Validator struct {
+	root *vnode
+}
+
+// vnode is one schema node on a path to a rule: its compiled rules and the
+// children that hold more.
+type vnode struct {
+	typ     string // the schema's type, the value of the server's errors
+	self    *node  // converts the value at this node (widened at resource roots)
+	rules   []compiledRule
+	initErr error // environment construction failed: every value here is refused
+
+	items *vnode
+	props []propVnode // sorted by name
+	addl  *vnode
+	allOf []*vnode
+}
+
+type propVnode struct {
+	name string
+	v    *vnode
+}
+
+// compiledRule is one rule as the server's Compile leaves it.
+type compiledRule struct {
+	rule        schema.ValidationRule
+	prog        cel.Program // nil: empty rule or error
+	err         *apiservercel.Error
+	usesOldSelf bool
+	optional    bool // optionalOldSelf
+	maxCost     uint64
+	cardinality uint64
+
+	msgProg    cel.Program
+	msgErr     *apiservercel.Error
+	msgMaxCost uint64
+
+	fieldPath string // normalized, "" when absent or invalid
+}
+
+// envKind chooses the environment a rule compiles in: stored expressions
+// (objects, and CRD updates that keep an expression) or new expressions (a
+// CRD create).
+type envKind int
+
+const (
+	storedEnv envKind = iota
+	newEnv
+)
+
+// Compile compiles every rule of s for evaluation, as the server does when it
+// serves a CRD version: the base environment of the server's default
+// compatibility version, the stored-expressions environment, self and oldSelf
+// declared from s (with apiVersion, kind and metadata.name/generateName at the
+// resource root and in embedded resources), the per-call cost limit and the
+// static cost estimator. It returns nil when s holds no rule outside allOf,
+// as the server builds no validator then; Validate on a nil *Validator
+// accepts everything.
+//
+// Rules that do not compile are kept: Validate reports them on every value,
+// as the server does for a CRD that Check would have refused.
+func Compile(s *schema.Schema) (*Validator, error) {
+	if s == nil || s.Summary()&schema.HasRules == 0 {
+		return nil, nil
+	}
+	base, err := baseEnvSet()
+	if err != nil {
+		return nil, err
+	}
+	root := newNode(s)
+	root.widened = root.widen()
+	decl := common.SchemaDeclType(root, true)
+	return &Validator{root: build(s, root, true, decl, base, storedEnv)}, nil
+}
+
+// baseEnvSet is the server's base environment. Building it can only fail on
+// a broken dependency; the server's Must variant would panic.
+func baseEnvSet() (es *environment.EnvSet, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = errors.New("CEL base environment: initialization failed")
+		}
+	}()
+	return environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion()), nil
+}
+
+// build mirrors the server's validator tree: rules of validation compiled
+// against n's type, then the children of validation that are also children
+// of n, then allOf. It returns nil when the subtree holds nothing to run.
+func build(validation *schema.Schema, n *node, isRoot bool, decl *apiservercel.DeclType, base *environment.EnvSet, ek envKind) *vnode {
+	v := &vnode{typ: n.typ, self: n}
+	if isRoot {
+		v.self = n.WithTypeAndObjectMeta().(*node)
+	}
+	if len(validation.Rules()) > 0 {
+		v.rules, v.initErr = compileRules(validation.Rules(), n, decl, base, ek)
+	}
+	var elem *apiservercel.DeclType
+	if decl != nil {
+		elem = decl.ElemType
+	}
+	if vi := validation.Items(); vi != nil && n.items != nil {
+		v.items = build(vi, n.items, n.items.IsXEmbeddedResource(), elem, base, ek)
+	}
+	for k, vp := range validation.Properties() { // sorted
+		np, ok := n.props[k]
+		if !ok {
+			continue // rules apply only to the structural spine
+		}
+		pn := np.(*node)
+		var ft *apiservercel.DeclType
+		if esc, ok := apiservercel.Escape(k); ok {
+			if decl == nil {
+				continue
+			}
+			f, ok := decl.Fields[esc]
+			if !ok {
+				continue // fields without a CEL type are not validated
+			}
+			ft = f.Type
+		} else {
+			if ft = common.SchemaDeclType(pn, pn.IsXEmbeddedResource()); ft == nil {
+				continue
+			}
+		}
+		if c := build(vp, pn, pn.IsXEmbeddedResource(), ft, base, ek); c != nil {
+			v.props = append(v.props, propVnode{k, c})
+		}
+	}
+	if va, _, _ := validation.AdditionalProperties(); va != nil && n.addl != nil && n.addl.schema != nil {
+		v.addl = build(va, n.addl.schema, n.addl.schema.IsXEmbeddedResource(), elem, base, ek)
+	}
+	for _, a := range validation.AllOf() {
+		if c := build(a, n, isRoot, decl, base, ek); c != nil {
+			v.allOf = append(v.allOf, c)
+		}
+	}
+	if len(v.rules) == 0 && v.initErr == nil && v.items == nil && v.props == nil && v.addl == nil && v.allOf == nil {
+		return nil
+	}
+	return v
+}
+
+// compileRules compiles the rules of one node as the server's Compile does.
+// A nil decl is the server's "failed to convert to declType" error.
+func compileRules(rs []schema.ValidationRule, n *node, decl *apiservercel.DeclType, base *environment.EnvSet, ek envKind) ([]compiledRule, error) {
+	if decl == nil {
+		return nil, errors.New("failed to convert to declType for CEL validation rules")
+	}
+	plain, optional, err := ruleEnvSets(base, decl)
+	if err != nil {
+		return nil, err
+	}
+	est := &library.CostEstimator{SizeEstimator: sizeEstimator{root: decl}}
+	card := maxCardinality(decl.MinSerializedSize)
+	out := make([]compiledRule, len(rs))
+	for i, r := range rs {
+		es := plain
+		if r.OptionalOldSelf != nil && *r.OptionalOldSelf {
+			es = optional
+		}
+		out[i] = compileRule(r, n, es, ek, est, card)
+	}
+	return out, nil
+}
+
+// ruleEnvSets extends base with self and oldSelf of decl's type, oldSelf
+// plain or optional.
+func ruleEnvSets(base *environment.EnvSet, decl *apiservercel.DeclType) (plain, optional *environment.EnvSet, err error) {
+	self := decl.MaybeAssignTypeName(selfTypeName)
+	ext := func(old *types.Type) (*environment.EnvSet, error) {
+		return base.Extend(
+			environment.VersionedOptions{
+				IntroducedVersion: version.MajorMinor(1, 0),
+				EnvOptions:        []cel.EnvOption{cel.Variable(selfVar, self.CelType())},
+				DeclTypes:         []*apiservercel.DeclType{self},
+			},
+			environment.VersionedOptions{
+				IntroducedVersion: version.MajorMinor(1, 24),
+				EnvOptions:        []cel.EnvOption{cel.Variable(oldSelfVar, old)},
+			},
+		)
+	}
+	if plain, err = ext(self.CelType()); err != nil {
+		return nil, nil, err
+	}
+	if optional, err = ext(types.NewOptionalType(self.CelType())); err != nil {
+		return nil, nil, err
+	}
+	return plain, optional, nil
+}
+
+func envOf(es *environment.EnvSet, ek envKind) *cel.Env {
+	if ek == newEnv {
+		return es.NewExpressionsEnv()
+	}
+	return es.StoredExpressionsEnv()
+}
+
+func invalidErr(detail string) *apiservercel.Error {
+	return &apiservercel.Error{Type: apiservercel.ErrorTypeInvalid, Detail: detail}
+}
+
+func internalErr(detail string) *apiservercel.Error {
+	return &apiservercel.Error{Type: apiservercel.ErrorTypeInternal, Detail: detail}
+}
+
+// compileRule compiles one rule and its messageExpression with the server's
+// texts for each failure.
+func compileRule(r schema.ValidationRule, n *node, es *environment.EnvSet, ek envKind, est *library.CostEstimator, card uint64) (cr compiledRule) {
+	cr.rule = r
+	cr.optional = r.OptionalOldSelf != nil && *r.OptionalOldSelf
+	if strings.TrimSpace(r.Rule) == "" {
+		return cr
+	}
+	env := envOf(es, ek)
+	ast, iss := env.Compile(r.Rule)
+	if iss != nil {
+		cr.err = invalidErr("compilation failed: " + iss.String())
+		return cr
+	}
+	if ast.OutputType() != cel.BoolType {
+		cr.err = invalidErr("cel expression must evaluate to a bool")
+		return cr
+	}
+	checked, err := cel.AstToCheckedExpr(ast)
+	if err != nil {
+		cr.err = internalErr("unexpected compilation error: " + err.Error())
+		return cr
+	}
+	for _, ref := range checked.ReferenceMap {
+		if ref.Name == oldSelfVar {
+			cr.usesOldSelf = true
+			break
+		}
+	}
+	prog, err := env.Program(ast,
+		cel.CostLimit(PerCallLimit),
+		cel.CostTracking(est),
+		cel.InterruptCheckFrequency(celconfig.CheckFrequency),
+	)
+	if err != nil {
+		cr.err = invalidErr("program instantiation failed: " + err.Error())
+		return cr
+	}
+	cost, err := env.EstimateCost(ast, est)
+	if err != nil {
+		cr.err = internalErr("cost estimation failed: " + err.Error())
+		return cr
+	}
+	cr.maxCost, cr.cardinality, cr.prog = cost.Max, card, prog
+	if r.MessageExpression != "" {
+		cr.msgProg, cr.msgMaxCost, cr.msgErr = compileMessage(r.MessageExpression, es, ek, est)
+		if cr.msgErr != nil {
+			return cr
+		}
+	}
+	if r.FieldPath != "" {
+		if p, _, err := resolveFieldPath(r.FieldPath, n); err == nil {
+			cr.fieldPath = p.String()
+		}
+	}
+	return cr
+}
+
+func compileMessage(expr string, es *environment.EnvSet, ek envKind, est *library.CostEstimator) (cel.Program, uint64, *apiservercel.Error) {
+	env := envOf(es, ek)
+	ast, iss := env.Compile(expr)
+	if iss != nil {
+		return nil, 0, invalidErr("messageExpression compilation failed: " + iss.String())
+	}
+	if ast.OutputType() != cel.StringType {
+		return nil, 0, invalidErr("messageExpression must evaluate to a string")
+	}
+	if _, err := cel.AstToCheckedExpr(ast); err != nil {
+		return nil, 0, internalErr("unexpected messageExpression compilation error: " + err.Error())
+	}
+	prog, err := env.Program(ast,
+		cel.CostLimit(PerCallLimit),
+		cel.CostTracking(est),
+		cel.InterruptCheckFrequency(celconfig.CheckFrequency),
+	)
+	if err != nil {
+		return nil, 0, invalidErr("messageExpression instantiation failed: " + err.Error())
+	}
+	cost, err := env.EstimateCost(ast, est)
+	if err != nil {
+		return nil, 0, internalErr("cost estimation failed for messageExpression: " + err.Error())
+	}
+	return prog, cost.Max, nil
+}
+
+// sizeEstimator bounds the size of values reached from self by the schema's
+// maxItems, maxProperties and maxLength (or the request size), as the
+// server's estimator does.
+type sizeEstimator struct{ root *apiservercel.DeclType }
+
+func (e sizeEstimator) EstimateSize(el checker.AstNode) *checker.SizeEstimate {
+	path := el.Path()
+	if len(path) == 0 {
+		return nil
+	}
+	t := e.root
+	for _, name := range path[1:] { // path[0] is self
+		switch name {
+		case "@items", "@values":
+			t = t.ElemType
+		case "@keys":
+			t = t.KeyType
+		default:
+			f, ok := t.Fields[name]
+			if !ok {
+				return nil
+			}
+			t = f.Type
+		}
+		if t == nil {
+			return nil
+		}
+	}
+	return &checker.SizeEstimate{Min: 0, Max: uint64(t.MaxElements)}
+}
+
+func (sizeEstimator) EstimateCallCost(string, string, *checker.AstNode, []checker.AstNode) *checker.CallEstimate {
+	return nil
+}
+
+// maxCardinality is how often a value of at least minSize serialized bytes
+// can occur in one request.
+func maxCardinality(minSize int64) uint64 {
+	return uint64(celconfig.MaxRequestSizeBytes / (minSize + 1))
+}

@@ -1,0 +1,76 @@
+// Package rules evaluates and checks the x-kubernetes-validations rules (CEL
+// expressions) of a CRD schema exactly as the Kubernetes API server
+// (k8s.io/apiextensions-apiserver v0.37) does: same environment, same type
+// declarations, same cost accounting, same errors.
+//
+// Compile prepares every rule of one compiled schema (package schema) for
+// evaluation; Validator.Validate runs them on an object on create; Check
+// reports what the server's CRD validation says about the rules when the CRD
+// is created.
+//
+// # Terminology
+//
+// A rule is one x-kubernetes-validations entry: a CEL expression (rule) that
+// must be true of the value at its schema node (self), with an optional
+// message or messageExpression, reason, fieldPath and optionalOldSelf. A
+// resource root is the root of the object or of an x-kubernetes-embedded-resource
+// value; there self also has apiVersion, kind and metadata.name and
+// metadata.generateName, whatever the schema declares. Cost is CEL's measure
+// of work: estimated statically from the schema's bounds (maxItems,
+// maxProperties, maxLength, or the 3 MiB request size when absent) when the
+// CRD is checked, and counted while a rule runs.
+//
+// # Environment
+//
+// Rules compile in the server's base environment for its default
+// compatibility version (k8s.io/apiserver/pkg/cel/environment): the CEL
+// standard library, optional types, two-variable comprehensions, cross-type
+// numeric comparisons and the Kubernetes libraries (URLs, regex, lists,
+// quantity, IP, CIDR, format, semver, sets, strings, authz and the rest).
+// Compile uses the stored-expressions environment, as the server does for
+// rules already part of a CRD; Check uses the new-expressions environment, as
+// the server does for a CRD being created. The type of self comes from the
+// schema through the server's own mapping (k8s.io/apiserver/pkg/cel/common),
+// to which this package presents crdkit's compiled schema directly; values
+// are handed to CEL lazily by the server's own converter, so an object is
+// never converted as a whole.
+//
+// # Evaluation
+//
+// Validate walks the object along the nodes that hold rules, as the server
+// does: the rules of a node in order, then allOf, then list items or object
+// properties. Null values are never validated. Rules that use oldSelf run on
+// create only when they set optionalOldSelf. Each evaluation may cost at
+// most PerCallLimit; all evaluations of a request share a budget (the server
+// uses RuntimeBudget); when a limit is reached, evaluation stops with the
+// server's error and a negative remaining budget.
+//
+// # Errors
+//
+// Validate returns a field.ErrorList with the server's paths, types and texts:
+// the rule's message, its messageExpression's result (trimmed, at most
+// MaxMessageExpressionBytes, one line) or "failed rule: <rule>"; reason
+// chooses Forbidden, Required or Duplicate instead of Invalid; fieldPath
+// moves the error to a child path; the value of an error at an object or
+// list is omitted. Runtime errors ("no such key", overflow, conversion
+// errors…) and limit errors carry the server's wording. Where the server
+// iterates a Go map (an object's properties), crdkit iterates in sorted key
+// order, so the order of errors is deterministic; the set is the server's.
+//
+// # Concurrency
+//
+// A Validator is immutable after Compile and safe for concurrent use by any
+// number of goroutines; Validate allocates its per-call state. Check has no
+// shared state.
+//
+// # Security
+//
+// Rules are code supplied by the CRD author and objects are supplied by API
+// clients. Every evaluation is bounded by the server's cost limits (CEL
+// interrupts a comprehension every 100 iterations to check them), and
+// ValidateContext stops when its context is done. Check refuses, as the
+// server does, rules whose estimated cost over the largest object the schema
+// allows exceeds ExpressionCostLimit, or whose total exceeds SchemaCostLimit;
+// crdkit evaluates such rules with the same runtime limits if asked to.
+// Schemas are depth-bounded by package schema.
+package rules

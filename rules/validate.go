@@ -1,0 +1,286 @@
+package rules
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/google/cel-go/cel"
+	"github.com/google/cel-go/common/types"
+	"github.com/google/cel-go/common/types/ref"
+	"github.com/google/cel-go/interpreter"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	apiservercel "k8s.io/apiserver/pkg/cel"
+	"k8s.io/apiserver/pkg/cel/common"
+
+	"github.com/crdkit/crdkit/schema"
+)
+
+type ruleT = schema.ValidationRule
+
+// Validate evaluates the rules on obj, a decoded object (maps, slices,
+// strings, bools, int64 and float64) on create (there is no old object), with
+// the server's semantics: null values are never validated, rules that use
+// oldSelf run only when they set optionalOldSelf (oldSelf is then an empty
+// optional), each evaluation is limited to PerCallLimit and all of them
+// share budget (the server passes RuntimeBudget). It returns the errors and
+// the budget left, negative when evaluation stopped because a limit was
+// reached.
+//
+// Errors carry the server's field paths, types and texts. Where the server
+// walks a Go map (the properties and additionalProperties of an object),
+// crdkit walks the keys in sorted order, so errors come out in a
+// deterministic order; the set of errors is the server's except when the
+// budget runs out, where which rules ran first decides what is reported.
+//
+// Validate is safe for concurrent use and does not modify obj.
+func (v *Validator) Validate(obj any, budget int64) (field.ErrorList, int64) {
+	return v.ValidateContext(context.Background(), obj, budget)
+}
+
+// ValidateContext is Validate with a context: evaluation stops with the
+// server's cancellation errors when ctx is done.
+func (v *Validator) ValidateContext(ctx context.Context, obj any, budget int64) (field.ErrorList, int64) {
+	if v == nil || v.root == nil {
+		return nil, budget
+	}
+	var errs field.ErrorList
+	budget = v.root.validate(ctx, nil, obj, budget, &errs)
+	return errs, budget
+}
+
+// validate runs the rules at n and below on obj, appending errors to errs,
+// and returns the budget left.
+func (n *vnode) validate(ctx context.Context, p *field.Path, obj any, budget int64, errs *field.ErrorList) int64 {
+	if n == nil || obj == nil {
+		return budget
+	}
+	if budget = n.validateRules(ctx, p, obj, budget, errs); budget < 0 {
+		return budget
+	}
+	for _, a := range n.allOf {
+		if budget = a.validate(ctx, p, obj, budget, errs); budget < 0 {
+			return budget
+		}
+	}
+	switch x := obj.(type) {
+	case []any:
+		if n.items == nil {
+			return budget
+		}
+		for i, e := range x {
+			if budget = n.items.validate(ctx, p.Index(i), e, budget, errs); budget < 0 {
+				return budget
+			}
+		}
+	case map[string]any:
+		if n.addl != nil && len(x) > 0 {
+			keys := make([]string, 0, len(x))
+			for k := range x {
+				keys = append(keys, k)
+			}
+			slices.Sort(keys)
+			for _, k := range keys {
+				if budget = n.addl.validate(ctx, p.Key(k), x[k], budget, errs); budget < 0 {
+					return budget
+				}
+			}
+		}
+		for _, c := range n.props {
+			e, ok := x[c.name]
+			if !ok {
+				continue
+			}
+			if budget = c.v.validate(ctx, p.Child(c.name), e, budget, errs); budget < 0 {
+				return budget
+			}
+		}
+	}
+	return budget
+}
+
+// activation resolves self and oldSelf.
+type activation struct {
+	self, oldSelf ref.Val
+	hasOldSelf    bool
+}
+
+func (a *activation) ResolveName(name string) (any, bool) {
+	switch name {
+	case selfVar:
+		return a.self, true
+	case oldSelfVar:
+		return a.oldSelf, a.hasOldSelf
+	}
+	return nil, false
+}
+
+func (a *activation) Parent() interpreter.Activation { return nil }
+
+const budgetExhausted = "validation failed due to running out of cost budget, no further validation rules will be run"
+
+// validateRules evaluates the rules of one node, in order, as the server's
+// validateExpressions does.
+func (n *vnode) validateRules(ctx context.Context, p *field.Path, obj any, budget int64, errs *field.ErrorList) int64 {
+	if n.initErr != nil {
+		*errs = append(*errs, field.Invalid(p, n.typ, fmt.Sprintf("rule compiler initialization error: %v", n.initErr)))
+		return budget
+	}
+	if len(n.rules) == 0 {
+		return budget
+	}
+	if budget <= 0 {
+		*errs = append(*errs, field.Invalid(p, n.typ, budgetExhausted))
+		return -1
+	}
+	var act, optAct *activation // built on first use
+	for i := range n.rules {
+		cr := &n.rules[i]
+		if cr.err != nil {
+			*errs = append(*errs, field.Invalid(p, n.typ, fmt.Sprintf("rule compile error: %v", cr.err)))
+			continue
+		}
+		if cr.prog == nil {
+			continue // empty rule
+		}
+		if cr.usesOldSelf && !cr.optional {
+			continue // transition rules need an old value
+		}
+		if act == nil {
+			act = &activation{self: common.UnstructuredToVal(obj, n.self)}
+		}
+		ra := act
+		if cr.optional {
+			if optAct == nil {
+				optAct = &activation{self: act.self, oldSelf: types.OptionalNone, hasOldSelf: true}
+			}
+			ra = optAct
+		}
+		res, det, err := cr.prog.ContextEval(ctx, ra)
+		if det == nil {
+			*errs = append(*errs, field.InternalError(p, fmt.Errorf("runtime cost could not be calculated for validation rule: %v, no further validation rules will be run", ruleErrorString(&cr.rule))))
+			return -1
+		}
+		cost := det.ActualCost()
+		if cost == nil {
+			*errs = append(*errs, field.Invalid(p, n.typ, fmt.Sprintf("runtime cost could not be calculated for validation rule: %v, no further validation rules will be run", ruleErrorString(&cr.rule))))
+			return -1
+		}
+		if *cost > math.MaxInt64 || int64(*cost) > budget {
+			*errs = append(*errs, field.Invalid(p, n.typ, budgetExhausted))
+			return -1
+		}
+		budget -= int64(*cost)
+		if err != nil {
+			msg := err.Error()
+			switch {
+			case strings.HasPrefix(msg, "no such overload"):
+				*errs = append(*errs, field.Invalid(p, n.typ, fmt.Sprintf("'%v': call arguments did not match a supported operator, function or macro signature for rule: %v", err, ruleErrorString(&cr.rule))))
+			case strings.HasPrefix(msg, "operation cancelled: actual cost limit exceeded"):
+				*errs = append(*errs, field.Invalid(p, n.typ, fmt.Sprintf("'%v': no further validation rules will be run due to call cost exceeds limit for rule: %v", err, ruleErrorString(&cr.rule))))
+				return -1
+			default:
+				*errs = append(*errs, field.Invalid(p, n.typ, fmt.Sprintf("%v evaluating rule: %v", err, ruleErrorString(&cr.rule))))
+			}
+			continue
+		}
+		if res == types.True {
+			continue
+		}
+		fp := p
+		if cr.fieldPath != "" {
+			fp = fp.Child(cr.fieldPath)
+		}
+		detail, ok := "", false
+		if cr.msgProg != nil {
+			msg, left, merr := evalMessage(ctx, cr.msgProg, cr.rule.MessageExpression, act, budget)
+			switch {
+			case merr == nil:
+				detail, ok, budget = msg, true, left
+			case merr.Type == apiservercel.ErrorTypeInternal:
+				*errs = append(*errs, field.InternalError(fp, merr))
+				return -1
+			case merr.Type == apiservercel.ErrorTypeInvalid:
+				*errs = append(*errs, field.Invalid(fp, n.typ, merr.Error()))
+				return -1
+			default:
+				budget = left // the server logs the failure and falls back to message
+			}
+		}
+		if !ok {
+			detail = ruleMessageOrDefault(&cr.rule)
+		}
+		var value any = obj
+		if n.typ == "object" || n.typ == "array" {
+			value = field.OmitValueType{}
+		}
+		*errs = append(*errs, errorForReason(fp, value, detail, cr.rule.Reason))
+	}
+	return budget
+}
+
+func errorForReason(p *field.Path, value any, detail string, reason *string) *field.Error {
+	if reason == nil {
+		return field.Invalid(p, value, detail)
+	}
+	switch *reason {
+	case "FieldValueForbidden":
+		return field.Forbidden(p, detail)
+	case "FieldValueRequired":
+		return field.Required(p, detail)
+	case "FieldValueDuplicate":
+		return field.Duplicate(p, value)
+	}
+	return field.Invalid(p, value, detail)
+}
+
+// evalMessage evaluates a messageExpression with the server's checks on its
+// cost and result.
+func evalMessage(ctx context.Context, prog cel.Program, src string, act *activation, budget int64) (string, int64, *apiservercel.Error) {
+	res, det, err := prog.ContextEval(ctx, act)
+	if det == nil || det.ActualCost() == nil {
+		return "", -1, internalErr(fmt.Sprintf("runtime cost could not be calculated for messageExpression: %q", src))
+	}
+	cost := *det.ActualCost()
+	if cost > math.MaxInt64 || int64(cost) > budget {
+		return "", -1, invalidErr("messageExpression evaluation failed due to running out of cost budget, no further validation rules will be run")
+	}
+	left := budget - int64(cost)
+	if err != nil {
+		if strings.HasPrefix(err.Error(), "operation cancelled: actual cost limit exceeded") {
+			return "", -1, invalidErr(fmt.Sprintf("no further validation rules will be run due to call cost exceeds limit for messageExpression: %q", src))
+		}
+		return "", left, &apiservercel.Error{Detail: "messageExpression evaluation failed due to: " + err.Error()}
+	}
+	s, ok := res.Value().(string)
+	if !ok {
+		return "", left, &apiservercel.Error{Detail: "messageExpression failed to convert to string"}
+	}
+	s = strings.TrimSpace(s)
+	switch {
+	case len(s) > MaxMessageExpressionBytes:
+		return "", left, &apiservercel.Error{Detail: fmt.Sprintf("messageExpression beyond allowable length of %d", MaxMessageExpressionBytes)}
+	case strings.Contains(s, "\n"):
+		return "", left, &apiservercel.Error{Detail: "messageExpression should not contain line breaks"}
+	case s == "":
+		return "", left, &apiservercel.Error{Detail: "messageExpression should evaluate to a non-empty string"}
+	}
+	return s, left, nil
+}
+
+func ruleMessageOrDefault(r *ruleT) string {
+	if r.Message == "" {
+		return "failed rule: " + ruleErrorString(r)
+	}
+	return strings.TrimSpace(r.Message)
+}
+
+func ruleErrorString(r *ruleT) string {
+	if r.Message != "" {
+		return strings.TrimSpace(r.Message)
+	}
+	return strings.TrimSpace(r.Rule)
+}
