@@ -19,6 +19,7 @@ import (
 
 	"github.com/crdkit/crdkit/objectmeta"
 	"github.com/crdkit/crdkit/printcolumns"
+	"github.com/crdkit/crdkit/rules"
 	"github.com/crdkit/crdkit/schema"
 	"github.com/crdkit/crdkit/versionsort"
 )
@@ -55,6 +56,7 @@ type Version struct {
 	schema     *schema.Schema
 	columns    *printcolumns.Columns
 	columnsErr error
+	rules      *rules.Validator // x-kubernetes-validations; nil without rules
 
 	// Facts a create needs, computed once.
 	statusSubresource bool                                            // status is reset on create
@@ -150,6 +152,12 @@ func New(crd *apiextensionsv1.CustomResourceDefinition, opts ...LoadOptions) (*C
 				ver.schema = s
 			} else if !o.AllowInvalid {
 				return nil, fmt.Errorf("version %s: %w", v.Name, err)
+			}
+			if ver.schema != nil && ver.schema.Summary()&schema.HasRules != 0 {
+				var err error
+				if ver.rules, err = rules.Compile(ver.schema); err != nil && !o.AllowInvalid {
+					return nil, fmt.Errorf("version %s: %w", v.Name, err)
+				}
 			}
 		}
 		ver.columns, ver.columnsErr = printcolumns.Compile(v.AdditionalPrinterColumns)
@@ -347,9 +355,7 @@ func (v *Version) Table(objs []map[string]any, opts printcolumns.TableOptions) (
 }
 
 // HasRules reports whether the version's schema has x-kubernetes-validations
-// rules. crdkit does not evaluate them yet: for such a version, a create
-// without a blocking error may be refused by the server where crdkit
-// accepts it.
+// rules (CEL), which requests to it evaluate.
 func (v *Version) HasRules() bool {
 	return v.schema != nil && v.schema.Summary()&schema.HasRules != 0
 }

@@ -14,13 +14,14 @@ import (
 	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/crdkit/crdkit/rules"
 	"github.com/crdkit/crdkit/schema"
 )
 
 // validateCRD makes the checks the server makes when a CRD is created
 // (apis/apiextensions/validation ValidateCustomResourceDefinition), on the
-// internal form the server validates. Not yet covered: the compilation
-// and cost of x-kubernetes-validations rules.
+// internal form the server validates. Not yet covered: running the
+// x-kubernetes-validations rules on defaults.
 func validateCRD(crd *apiextensions.CustomResourceDefinition) field.ErrorList {
 	nameFn := func(name string, prefix bool) []string {
 		ret := genericvalidation.NameIsDNSSubdomain(name, prefix)
@@ -271,14 +272,24 @@ func validateSchema(v *apiextensions.CustomResourceValidation, statusEnabled boo
 	}
 	p := propsFromInternal(in)
 	var initErrs field.ErrorList
+	var celSchema *schema.Schema
 	if err := schema.BuildError(p); err != nil {
 		initErrs = append(initErrs, field.Invalid(sp, "", err.Error()))
 	} else if se := schema.ValidateStructural(p, schema.NewPath(sp.String())); len(se) > 0 {
 		errs = append(errs, toFieldErrors(se)...)
 	} else if s, err := schema.Compile(p); err == nil {
-		errs = append(errs, validateDefaults(s, sp)...)
+		derrs := validateDefaults(s, sp)
+		errs = append(errs, derrs...)
+		if len(derrs) == 0 {
+			celSchema = s
+		}
 	}
 	errs = append(errs, toFieldErrors(schema.CheckCRDSchema(p, schema.NewPath(sp.String()), schema.CreateOptions))...)
+	if celSchema != nil {
+		// The rules' CEL side: compilation, types and costs, on a structural
+		// schema with valid defaults, skipping nodes with other errors.
+		errs = append(errs, rules.Check(celSchema, sp, errs)...)
+	}
 	if len(errs) == 0 {
 		errs = append(errs, initErrs...)
 	}

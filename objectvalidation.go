@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/crdkit/crdkit/objectmeta"
+	"github.com/crdkit/crdkit/rules"
 	"github.com/crdkit/crdkit/schema"
 )
 
@@ -29,7 +30,7 @@ func (v *Version) validateCreate(obj map[string]any, meta *metav1.ObjectMeta, me
 	errs = append(errs, v.validateScale(obj)...)
 	errs = append(errs, v.validateEmbedded(obj)...)
 	errs = append(errs, v.validateListTypes(obj)...)
-	return append(errs, v.validateRules(errs)...)
+	return append(errs, v.validateRules(obj, errs)...)
 }
 
 // validateTypeMeta checks kind and apiVersion against the version.
@@ -105,15 +106,18 @@ func (v *Version) validateListTypes(obj map[string]any) field.ErrorList {
 	return toFieldErrors(v.schema.ValidateListTypes(obj, nil, nil))
 }
 
-// validateRules stands for the x-kubernetes-validations step, which runs
-// only when errs holds no blocking error; when one exists the server says
-// the rules were not checked. crdkit does not evaluate rules yet
-// (Version.HasRules).
-func (v *Version) validateRules(errs field.ErrorList) field.ErrorList {
-	if !v.HasRules() || !blocking(errs) {
+// validateRules evaluates the x-kubernetes-validations rules with the
+// server's per-request budget, only when errs holds no blocking error;
+// when one exists the server says the rules were not checked.
+func (v *Version) validateRules(obj map[string]any, errs field.ErrorList) field.ErrorList {
+	if v.rules == nil {
 		return nil
 	}
-	return field.ErrorList{field.Invalid(nil, nil, "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation")}
+	if blocking(errs) {
+		return field.ErrorList{field.Invalid(nil, nil, "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation")}
+	}
+	ruleErrs, _ := v.rules.Validate(obj, rules.RuntimeBudget)
+	return ruleErrs
 }
 
 // blocking reports whether errs holds an error type that makes the server
