@@ -19,18 +19,25 @@ import (
 // of checks per line in the server's order. meta is the object's metadata
 // as the validator reads it, or nil with metaErrs saying why.
 func (v *Version) validateCreate(obj map[string]any, meta *metav1.ObjectMeta, metaErrs field.ErrorList) field.ErrorList {
+	errs := v.validateObject(obj, meta, metaErrs)
+	errs = append(errs, v.validateEmbedded(obj)...)
+	errs = append(errs, v.validateListTypes(obj)...)
+	return append(errs, v.validateRules(obj, errs)...)
+}
+
+// validateObject is the custom-resource validator's part: type meta (alone
+// when it fails), object metadata, OpenAPI value validation of the whole
+// object, scale paths.
+func (v *Version) validateObject(obj map[string]any, meta *metav1.ObjectMeta, metaErrs field.ErrorList) field.ErrorList {
 	if errs := v.validateTypeMeta(obj); len(errs) > 0 {
-		return errs // alone, as the server returns them
+		return errs
 	}
 	errs := metaErrs
 	if meta != nil {
 		errs = objectmeta.ValidateCreate(meta, v.crd.Namespaced())
 	}
 	errs = append(errs, v.validateValues(obj)...)
-	errs = append(errs, v.validateScale(obj)...)
-	errs = append(errs, v.validateEmbedded(obj)...)
-	errs = append(errs, v.validateListTypes(obj)...)
-	return append(errs, v.validateRules(obj, errs)...)
+	return append(errs, v.validateScale(obj)...)
 }
 
 // validateTypeMeta checks kind and apiVersion against the version.

@@ -74,7 +74,12 @@ func run(out string, objects int, format string) error {
 		}
 	}
 	for i, d := range docs {
-		if err := os.WriteFile(filepath.Join(out, "crds", fmt.Sprintf("%02d.json", i)), d.JSON, 0o644); err != nil {
+		// YAML: kubectl-validate reads only .yaml and .yml CRD files.
+		y, err := yaml.JSONToYAML(d.JSON)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(out, "crds", fmt.Sprintf("%02d.yaml", i)), y, 0o644); err != nil {
 			return err
 		}
 	}
