@@ -31,10 +31,10 @@ timeit() { # label, command...
 }
 
 echo "== timings (same machine, one after the other)"
-timeit crdkit "$work/crdkit" validate --crds "$work/wl/crds" -o json "$work/wl/objects"
-GOMAXPROCS=1 timeit crdkit-1core "$work/crdkit" validate --crds "$work/wl/crds" -o json "$work/wl/objects"
-timeit crdkit-1000 "$work/crdkit" validate --crds "$work/wl-small/crds" -o json "$work/wl-small/objects"
+timeit crdkit "$work/crdkit" validate --field-validation Strict --crds "$work/wl/crds" -o json "$work/wl/objects"
+GOMAXPROCS=1 timeit crdkit-1core "$work/crdkit" validate --field-validation Strict --crds "$work/wl/crds" -o json "$work/wl/objects"
+timeit crdkit-1000 "$work/crdkit" validate --field-validation Strict --crds "$work/wl-small/crds" -o json "$work/wl-small/objects"
 timeit kubectl-validate "$work/bin/kubectl-validate" --local-crds "$work/wl/crds" --output json "$work/wl/objects"
 
 echo "== verdicts (accepted or refused, per object file)"
-go run ./benchmarks/cmd/cliverdicts "$work/crdkit.out" "$work/kubectl-validate.out"
+(cd benchmarks && go run ./cmd/cliverdicts "$work/crdkit.out" "$work/kubectl-validate.out")
