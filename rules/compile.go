@@ -197,16 +197,27 @@ func compileRules(rs []schema.ValidationRule, n *node, decl *apiservercel.DeclTy
 	if decl == nil {
 		return nil, errors.New("failed to convert to declType for CEL validation rules")
 	}
-	plain, optional, err := ruleEnvSets(base, decl)
+	self := decl.MaybeAssignTypeName(selfTypeName)
+	plain, err := ruleEnvSet(base, self, self.CelType())
 	if err != nil {
 		return nil, err
 	}
+	// The environment with an optional oldSelf is built only when a rule
+	// asks for it: it doubles the cost of compiling a node. (The server
+	// builds both; extending the same environment with the same type
+	// cannot fail for one and not the other.)
+	var optional *environment.EnvSet
 	est := &library.CostEstimator{SizeEstimator: sizeEstimator{root: decl}}
 	card := maxCardinality(decl.MinSerializedSize)
 	out := make([]compiledRule, len(rs))
 	for i, r := range rs {
 		es := plain
 		if r.OptionalOldSelf != nil && *r.OptionalOldSelf {
+			if optional == nil {
+				if optional, err = ruleEnvSet(base, self, types.NewOptionalType(self.CelType())); err != nil {
+					return nil, err
+				}
+			}
 			es = optional
 		}
 		out[i] = compileRule(r, n, es, ek, est, card)
@@ -214,30 +225,19 @@ func compileRules(rs []schema.ValidationRule, n *node, decl *apiservercel.DeclTy
 	return out, nil
 }
 
-// ruleEnvSets extends base with self and oldSelf of decl's type, oldSelf
-// plain or optional.
-func ruleEnvSets(base *environment.EnvSet, decl *apiservercel.DeclType) (plain, optional *environment.EnvSet, err error) {
-	self := decl.MaybeAssignTypeName(selfTypeName)
-	ext := func(old *types.Type) (*environment.EnvSet, error) {
-		return base.Extend(
-			environment.VersionedOptions{
-				IntroducedVersion: version.MajorMinor(1, 0),
-				EnvOptions:        []cel.EnvOption{cel.Variable(selfVar, self.CelType())},
-				DeclTypes:         []*apiservercel.DeclType{self},
-			},
-			environment.VersionedOptions{
-				IntroducedVersion: version.MajorMinor(1, 24),
-				EnvOptions:        []cel.EnvOption{cel.Variable(oldSelfVar, old)},
-			},
-		)
-	}
-	if plain, err = ext(self.CelType()); err != nil {
-		return nil, nil, err
-	}
-	if optional, err = ext(types.NewOptionalType(self.CelType())); err != nil {
-		return nil, nil, err
-	}
-	return plain, optional, nil
+// ruleEnvSet extends base with self of type self and oldSelf of type old.
+func ruleEnvSet(base *environment.EnvSet, self *apiservercel.DeclType, old *types.Type) (*environment.EnvSet, error) {
+	return base.Extend(
+		environment.VersionedOptions{
+			IntroducedVersion: version.MajorMinor(1, 0),
+			EnvOptions:        []cel.EnvOption{cel.Variable(selfVar, self.CelType())},
+			DeclTypes:         []*apiservercel.DeclType{self},
+		},
+		environment.VersionedOptions{
+			IntroducedVersion: version.MajorMinor(1, 24),
+			EnvOptions:        []cel.EnvOption{cel.Variable(oldSelfVar, old)},
+		},
+	)
 }
 
 func envOf(es *environment.EnvSet, ek envKind) *cel.Env {
