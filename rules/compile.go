@@ -55,10 +55,11 @@ type Validator struct {
 // vnode is one schema node on a path to a rule: its compiled rules and the
 // children that hold more.
 type vnode struct {
-	typ     string // the schema's type, the value of the server's errors
-	self    *node  // converts the value at this node (widened at resource roots)
-	rules   []compiledRule
-	initErr error // environment construction failed: every value here is refused
+	typ         string // the schema's type, the value of the server's errors
+	self        *node  // converts the value at this node (widened at resource roots)
+	rules       []compiledRule
+	usesOldSelf bool  // a rule uses oldSelf: the activation binds it
+	initErr     error // environment construction failed: every value here is refused
 
 	items *vnode
 	props []propVnode // sorted by name
@@ -123,6 +124,27 @@ func Compile(s *schema.Schema) (*Validator, error) {
 	return &Validator{root: build(s, root, true, decl, base, storedEnv)}, nil
 }
 
+// CompileNode is Compile for the values of one schema node rather than a
+// whole object, as the server compiles the rules that apply to a default
+// value: resourceRoot says whether values there are a resource (the root,
+// or an x-kubernetes-embedded-resource), whose self is widened with
+// apiVersion, kind and metadata.
+func CompileNode(s *schema.Schema, resourceRoot bool) (*Validator, error) {
+	if s == nil || s.Summary()&schema.HasRules == 0 {
+		return nil, nil
+	}
+	base, err := baseEnvSet()
+	if err != nil {
+		return nil, err
+	}
+	n := newNode(s)
+	if resourceRoot && n.widened == nil {
+		n.widened = n.widen()
+	}
+	decl := common.SchemaDeclType(n, resourceRoot)
+	return &Validator{root: build(s, n, resourceRoot, decl, base, storedEnv)}, nil
+}
+
 // baseEnvSet is the server's base environment. Building it can only fail on
 // a broken dependency; the server's Must variant would panic.
 func baseEnvSet() (es *environment.EnvSet, err error) {
@@ -144,6 +166,9 @@ func build(validation *schema.Schema, n *node, isRoot bool, decl *apiservercel.D
 	}
 	if len(validation.Rules()) > 0 {
 		v.rules, v.initErr = compileRules(validation.Rules(), n, decl, base, ek)
+		for _, r := range v.rules {
+			v.usesOldSelf = v.usesOldSelf || r.usesOldSelf
+		}
 	}
 	var elem *apiservercel.DeclType
 	if decl != nil {

@@ -6,7 +6,9 @@
 // Compile prepares every rule of one compiled schema (package schema) for
 // evaluation; Validator.Validate runs them on an object on create; Check
 // reports what the server's CRD validation says about the rules when the CRD
-// is created.
+// is created; CompileNode and Validator.ValidateDefault check a default
+// value against the rules of its schema node, as the server's CRD validation
+// does.
 //
 // # Terminology
 //
