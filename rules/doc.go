@@ -59,6 +59,15 @@
 // iterates a Go map (an object's properties), crdkit iterates in sorted key
 // order, so the order of errors is deterministic; the set is the server's.
 //
+// # Where the server runs them
+//
+// On create, after OpenAPI, embedded-resource and list-type validation, and
+// only when none of those reported an error of a blocking type (NotSupported,
+// Required, TooLong, TooMany, TypeInvalid): Validate(obj, RuntimeBudget). On
+// CRD create: ValidateDefault for each default (with the other default
+// checks), then, when the schema is structural and its defaults valid,
+// Check with the errors found so far.
+//
 // # Concurrency
 //
 // A Validator is immutable after Compile and safe for concurrent use by any
