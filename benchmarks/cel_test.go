@@ -158,3 +158,44 @@ func BenchmarkCEL(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkCELCompile compiles every rule of a version: cel.NewValidator on
+// the server's structural schema beside rules.Compile on crdkit's compiled
+// schema (neither includes building the schema itself).
+func BenchmarkCELCompile(b *testing.B) {
+	versions, err := corpusVersions(benchCorpus(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	seen := map[string]bool{}
+	var names []string
+	for _, cv := range versions {
+		if cel.NewValidator(cv.up, true, celconfig.PerCallLimit) == nil || seen[cv.name] {
+			continue
+		}
+		seen[cv.name] = true
+		names = append(names, cv.name)
+	}
+	sort.Strings(names)
+	byName := map[string]*corpusVersion{}
+	for _, cv := range versions {
+		byName[cv.name] = cv
+	}
+	for _, name := range names {
+		cv := byName[name]
+		b.Run(name+"/crdkit", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := rules.Compile(cv.ours); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(name+"/upstream", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				cel.NewValidator(cv.up, true, celconfig.PerCallLimit)
+			}
+		})
+	}
+}

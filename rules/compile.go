@@ -55,10 +55,11 @@ type Validator struct {
 // vnode is one schema node on a path to a rule: its compiled rules and the
 // children that hold more.
 type vnode struct {
-	typ     string // the schema's type, the value of the server's errors
-	self    *node  // converts the value at this node (widened at resource roots)
-	rules   []compiledRule
-	initErr error // environment construction failed: every value here is refused
+	typ         string // the schema's type, the value of the server's errors
+	self        *node  // converts the value at this node (widened at resource roots)
+	rules       []compiledRule
+	usesOldSelf bool  // a rule uses oldSelf: the activation binds it
+	initErr     error // environment construction failed: every value here is refused
 
 	items *vnode
 	props []propVnode // sorted by name
@@ -123,6 +124,27 @@ func Compile(s *schema.Schema) (*Validator, error) {
 	return &Validator{root: build(s, root, true, decl, base, storedEnv)}, nil
 }
 
+// CompileNode is Compile for the values of one schema node rather than a
+// whole object, as the server compiles the rules that apply to a default
+// value: resourceRoot says whether values there are a resource (the root,
+// or an x-kubernetes-embedded-resource), whose self is widened with
+// apiVersion, kind and metadata.
+func CompileNode(s *schema.Schema, resourceRoot bool) (*Validator, error) {
+	if s == nil || s.Summary()&schema.HasRules == 0 {
+		return nil, nil
+	}
+	base, err := baseEnvSet()
+	if err != nil {
+		return nil, err
+	}
+	n := newNode(s)
+	if resourceRoot && n.widened == nil {
+		n.widened = n.widen()
+	}
+	decl := common.SchemaDeclType(n, resourceRoot)
+	return &Validator{root: build(s, n, resourceRoot, decl, base, storedEnv)}, nil
+}
+
 // baseEnvSet is the server's base environment. Building it can only fail on
 // a broken dependency; the server's Must variant would panic.
 func baseEnvSet() (es *environment.EnvSet, err error) {
@@ -144,6 +166,9 @@ func build(validation *schema.Schema, n *node, isRoot bool, decl *apiservercel.D
 	}
 	if len(validation.Rules()) > 0 {
 		v.rules, v.initErr = compileRules(validation.Rules(), n, decl, base, ek)
+		for _, r := range v.rules {
+			v.usesOldSelf = v.usesOldSelf || r.usesOldSelf
+		}
 	}
 	var elem *apiservercel.DeclType
 	if decl != nil {
@@ -197,16 +222,27 @@ func compileRules(rs []schema.ValidationRule, n *node, decl *apiservercel.DeclTy
 	if decl == nil {
 		return nil, errors.New("failed to convert to declType for CEL validation rules")
 	}
-	plain, optional, err := ruleEnvSets(base, decl)
+	self := decl.MaybeAssignTypeName(selfTypeName)
+	plain, err := ruleEnvSet(base, self, self.CelType())
 	if err != nil {
 		return nil, err
 	}
+	// The environment with an optional oldSelf is built only when a rule
+	// asks for it: it doubles the cost of compiling a node. (The server
+	// builds both; extending the same environment with the same type
+	// cannot fail for one and not the other.)
+	var optional *environment.EnvSet
 	est := &library.CostEstimator{SizeEstimator: sizeEstimator{root: decl}}
 	card := maxCardinality(decl.MinSerializedSize)
 	out := make([]compiledRule, len(rs))
 	for i, r := range rs {
 		es := plain
 		if r.OptionalOldSelf != nil && *r.OptionalOldSelf {
+			if optional == nil {
+				if optional, err = ruleEnvSet(base, self, types.NewOptionalType(self.CelType())); err != nil {
+					return nil, err
+				}
+			}
 			es = optional
 		}
 		out[i] = compileRule(r, n, es, ek, est, card)
@@ -214,30 +250,19 @@ func compileRules(rs []schema.ValidationRule, n *node, decl *apiservercel.DeclTy
 	return out, nil
 }
 
-// ruleEnvSets extends base with self and oldSelf of decl's type, oldSelf
-// plain or optional.
-func ruleEnvSets(base *environment.EnvSet, decl *apiservercel.DeclType) (plain, optional *environment.EnvSet, err error) {
-	self := decl.MaybeAssignTypeName(selfTypeName)
-	ext := func(old *types.Type) (*environment.EnvSet, error) {
-		return base.Extend(
-			environment.VersionedOptions{
-				IntroducedVersion: version.MajorMinor(1, 0),
-				EnvOptions:        []cel.EnvOption{cel.Variable(selfVar, self.CelType())},
-				DeclTypes:         []*apiservercel.DeclType{self},
-			},
-			environment.VersionedOptions{
-				IntroducedVersion: version.MajorMinor(1, 24),
-				EnvOptions:        []cel.EnvOption{cel.Variable(oldSelfVar, old)},
-			},
-		)
-	}
-	if plain, err = ext(self.CelType()); err != nil {
-		return nil, nil, err
-	}
-	if optional, err = ext(types.NewOptionalType(self.CelType())); err != nil {
-		return nil, nil, err
-	}
-	return plain, optional, nil
+// ruleEnvSet extends base with self of type self and oldSelf of type old.
+func ruleEnvSet(base *environment.EnvSet, self *apiservercel.DeclType, old *types.Type) (*environment.EnvSet, error) {
+	return base.Extend(
+		environment.VersionedOptions{
+			IntroducedVersion: version.MajorMinor(1, 0),
+			EnvOptions:        []cel.EnvOption{cel.Variable(selfVar, self.CelType())},
+			DeclTypes:         []*apiservercel.DeclType{self},
+		},
+		environment.VersionedOptions{
+			IntroducedVersion: version.MajorMinor(1, 24),
+			EnvOptions:        []cel.EnvOption{cel.Variable(oldSelfVar, old)},
+		},
+	)
 }
 
 func envOf(es *environment.EnvSet, ek envKind) *cel.Env {

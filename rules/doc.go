@@ -6,7 +6,9 @@
 // Compile prepares every rule of one compiled schema (package schema) for
 // evaluation; Validator.Validate runs them on an object on create; Check
 // reports what the server's CRD validation says about the rules when the CRD
-// is created.
+// is created; CompileNode and Validator.ValidateDefault check a default
+// value against the rules of its schema node, as the server's CRD validation
+// does.
 //
 // # Terminology
 //
@@ -56,6 +58,15 @@
 // errors…) and limit errors carry the server's wording. Where the server
 // iterates a Go map (an object's properties), crdkit iterates in sorted key
 // order, so the order of errors is deterministic; the set is the server's.
+//
+// # Where the server runs them
+//
+// On create, after OpenAPI, embedded-resource and list-type validation, and
+// only when none of those reported an error of a blocking type (NotSupported,
+// Required, TooLong, TooMany, TypeInvalid): Validate(obj, RuntimeBudget). On
+// CRD create: ValidateDefault for each default (with the other default
+// checks), then, when the schema is structural and its defaults valid,
+// Check with the errors found so far.
 //
 // # Concurrency
 //

@@ -119,6 +119,19 @@ var validateTests = []struct {
 		want:   []string{"spec: Invalid value: m", "spec: Invalid value: failed rule: false", "spec: Invalid value: failed rule: false"},
 	},
 	{
+		name:   "messageExpression too long",
+		schema: spec(`[{"rule":"self.s.size() < 10","messageExpression":"self.s"}]`, `{"s":{"type":"string"}}`),
+		obj:    `{"spec":{"s":"` + strings.Repeat("x", MaxMessageExpressionBytes+1) + `"}}`,
+		want:   []string{"spec: Invalid value: failed rule: self.s.size() < 10"},
+	},
+	{
+		name:   "messageExpression out of budget",
+		schema: spec(`[{"rule":"self.a > 0","messageExpression":"self.l.map(x, 'a').join('')"}]`, `{"a":{"type":"integer"},"l":{"type":"array","items":{"type":"integer"}}}`),
+		obj:    `{"spec":{"a":0,"l":[1,2,3,4,5,6,7,8,9,10]}}`,
+		budget: 20,
+		want:   []string{`spec: Invalid value: "object": messageExpression evaluation failed due to running out of cost budget, no further validation rules will be run`},
+	},
+	{
 		name:   "runtime errors",
 		schema: spec(`[{"rule":"self.a == 'x'"},{"rule":"self.i / self.z > 0"},{"rule":"self.ios > 5"}]`, `{"a":{"type":"string"},"i":{"type":"integer"},"z":{"type":"integer"},"ios":{"x-kubernetes-int-or-string":true}}`),
 		obj:    `{"spec":{"i":1,"z":0,"ios":"7"}}`,

@@ -48,21 +48,43 @@ func (v *Validator) ValidateContext(ctx context.Context, obj any, budget int64) 
 		return nil, budget
 	}
 	var errs field.ErrorList
-	budget = v.root.validate(ctx, nil, obj, budget, &errs)
+	budget = v.root.validate(ctx, nil, obj, nil, budget, &errs)
 	return errs, budget
+}
+
+// ValidateDefault checks a default value as the server's CRD validation
+// does, with a Validator from CompileNode for the schema node that declares
+// the default: the rules run as an update of the default to itself (so
+// transition rules run, oldSelf being the default), then, if that reports
+// nothing, as a create (oldSelf absent; optionalOldSelf rules see an empty
+// optional). p is the default's path (the schema node's path, then
+// "default"). It returns the errors and the smaller of the two budgets left.
+func (v *Validator) ValidateDefault(p *field.Path, def any, budget int64) (field.ErrorList, int64) {
+	if v == nil || v.root == nil {
+		return nil, budget
+	}
+	ctx := context.Background()
+	var errs field.ErrorList
+	left := v.root.validate(ctx, p, def, def, budget, &errs)
+	if len(errs) == 0 {
+		left2 := v.root.validate(ctx, p, def, nil, budget, &errs)
+		left = min(left, left2)
+	}
+	return errs, left
 }
 
 // validate runs the rules at n and below on obj, appending errors to errs,
 // and returns the budget left.
-func (n *vnode) validate(ctx context.Context, p *field.Path, obj any, budget int64, errs *field.ErrorList) int64 {
+// old is the correlated old value, nil on create.
+func (n *vnode) validate(ctx context.Context, p *field.Path, obj, old any, budget int64, errs *field.ErrorList) int64 {
 	if n == nil || obj == nil {
 		return budget
 	}
-	if budget = n.validateRules(ctx, p, obj, budget, errs); budget < 0 {
+	if budget = n.validateRules(ctx, p, obj, old, budget, errs); budget < 0 {
 		return budget
 	}
 	for _, a := range n.allOf {
-		if budget = a.validate(ctx, p, obj, budget, errs); budget < 0 {
+		if budget = a.validate(ctx, p, obj, old, budget, errs); budget < 0 {
 			return budget
 		}
 	}
@@ -71,12 +93,25 @@ func (n *vnode) validate(ctx context.Context, p *field.Path, obj any, budget int
 		if n.items == nil {
 			return budget
 		}
+		// Only list-type=map items correlate with old items (by key).
+		var oldItems common.MapList
+		if ol, ok := old.([]any); ok {
+			oldItems = common.MakeMapList(n.self, ol)
+		}
 		for i, e := range x {
-			if budget = n.items.validate(ctx, p.Index(i), e, budget, errs); budget < 0 {
+			var oe any
+			if oldItems != nil {
+				oe = oldItems.Get(e)
+			}
+			if budget = n.items.validate(ctx, p.Index(i), e, oe, budget, errs); budget < 0 {
 				return budget
 			}
 		}
 	case map[string]any:
+		om, _ := old.(map[string]any)
+		if om != nil && n.self.s != nil && !mapCorrelatable(n.self.s.MapType()) {
+			om = nil
+		}
 		if n.addl != nil && len(x) > 0 {
 			keys := make([]string, 0, len(x))
 			for k := range x {
@@ -84,7 +119,7 @@ func (n *vnode) validate(ctx context.Context, p *field.Path, obj any, budget int
 			}
 			slices.Sort(keys)
 			for _, k := range keys {
-				if budget = n.addl.validate(ctx, p.Key(k), x[k], budget, errs); budget < 0 {
+				if budget = n.addl.validate(ctx, p.Key(k), x[k], om[k], budget, errs); budget < 0 {
 					return budget
 				}
 			}
@@ -94,12 +129,28 @@ func (n *vnode) validate(ctx context.Context, p *field.Path, obj any, budget int
 			if !ok {
 				continue
 			}
-			if budget = c.v.validate(ctx, p.Child(c.name), e, budget, errs); budget < 0 {
+			if budget = c.v.validate(ctx, p.Child(c.name), e, om[c.name], budget, errs); budget < 0 {
 				return budget
 			}
 		}
 	}
 	return budget
+}
+
+// activations returns the activation of the rules of n and the one of its
+// optionalOldSelf rules. As the server does, oldSelf is bound only when a
+// rule of the node uses it.
+func (n *vnode) activations(obj, old any) (act, opt *activation) {
+	act = &activation{self: common.UnstructuredToVal(obj, n.self)}
+	if !n.usesOldSelf {
+		return act, act
+	}
+	opt = &activation{self: act.self, oldSelf: types.OptionalNone, hasOldSelf: true}
+	if old != nil {
+		act.oldSelf, act.hasOldSelf = common.UnstructuredToVal(old, n.self), true
+		opt.oldSelf = types.OptionalOf(act.oldSelf)
+	}
+	return act, opt
 }
 
 // activation resolves self and oldSelf.
@@ -124,7 +175,7 @@ const budgetExhausted = "validation failed due to running out of cost budget, no
 
 // validateRules evaluates the rules of one node, in order, as the server's
 // validateExpressions does.
-func (n *vnode) validateRules(ctx context.Context, p *field.Path, obj any, budget int64, errs *field.ErrorList) int64 {
+func (n *vnode) validateRules(ctx context.Context, p *field.Path, obj, old any, budget int64, errs *field.ErrorList) int64 {
 	if n.initErr != nil {
 		*errs = append(*errs, field.Invalid(p, n.typ, fmt.Sprintf("rule compiler initialization error: %v", n.initErr)))
 		return budget
@@ -146,17 +197,14 @@ func (n *vnode) validateRules(ctx context.Context, p *field.Path, obj any, budge
 		if cr.prog == nil {
 			continue // empty rule
 		}
-		if cr.usesOldSelf && !cr.optional {
+		if cr.usesOldSelf && old == nil && !cr.optional {
 			continue // transition rules need an old value
 		}
 		if act == nil {
-			act = &activation{self: common.UnstructuredToVal(obj, n.self)}
+			act, optAct = n.activations(obj, old)
 		}
 		ra := act
 		if cr.optional {
-			if optAct == nil {
-				optAct = &activation{self: act.self, oldSelf: types.OptionalNone, hasOldSelf: true}
-			}
 			ra = optAct
 		}
 		res, det, err := cr.prog.ContextEval(ctx, ra)

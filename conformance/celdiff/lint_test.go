@@ -294,8 +294,8 @@ func lintMutations(doc map[string]any, st sites, r *rand.Rand) []lintMutation {
 	pickAll := func(s sites) []map[string]any { return s.all }
 
 	order := r.Perm(len(st.rules))
-	if len(order) > 4 {
-		order = order[:4]
+	if len(order) > 3 {
+		order = order[:3]
 	}
 	for _, i := range order {
 		orig := firstRule(st.rules[i])["rule"].(string)
@@ -351,8 +351,8 @@ func lintMutations(doc map[string]any, st sites, r *rand.Rand) []lintMutation {
 	}
 	// A cheap rule everywhere: type errors and unknown types on every node.
 	aorder := r.Perm(len(st.all))
-	if len(aorder) > 6 {
-		aorder = aorder[:6]
+	if len(aorder) > 4 {
+		aorder = aorder[:4]
 	}
 	for _, i := range aorder {
 		p := fmt.Sprintf("node %d", i)
