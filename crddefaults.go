@@ -8,6 +8,7 @@ import (
 
 	"github.com/crdkit/crdkit/objectmeta"
 	"github.com/crdkit/crdkit/prune"
+	"github.com/crdkit/crdkit/rules"
 	"github.com/crdkit/crdkit/schema"
 )
 
@@ -17,10 +18,11 @@ import (
 // default must survive pruning, coerce and validate as embedded-resource
 // metadata where it applies, and pass OpenAPI validation against its own
 // node. Defaults inside the metadata, apiVersion or kind of a resource are
-// checked inside a surrounding object. x-kubernetes-validations rules are
-// not run on defaults yet.
+// checked inside a surrounding object. A default that passes all that is
+// checked against the x-kubernetes-validations rules of its node, with one
+// CEL budget for the whole walk, which stops when it runs out.
 func validateDefaults(s *schema.Schema, pth *field.Path) field.ErrorList {
-	w := defaultsWalker{}
+	w := defaultsWalker{budget: rules.RuntimeBudget}
 	w.walk(pth, s, s, true, nil, false, 0)
 	return w.errs
 }
@@ -32,10 +34,13 @@ type step struct {
 	index bool
 }
 
-type defaultsWalker struct{ errs field.ErrorList }
+type defaultsWalker struct {
+	errs   field.ErrorList
+	budget int64 // CEL cost left; the walk stops below zero
+}
 
 func (w *defaultsWalker) walk(pth *field.Path, s, root *schema.Schema, top bool, steps []step, insideMeta bool, depth int) {
-	if s == nil || depth > maxWalkDepth {
+	if s == nil || depth > maxWalkDepth || w.budget < 0 {
 		return
 	}
 	embedded := top || s.EmbeddedResource()
@@ -74,7 +79,28 @@ func (w *defaultsWalker) plainDefault(dp *field.Path, def any, s *schema.Schema,
 		w.errs = append(w.errs, errs...)
 		return
 	}
-	w.errs = append(w.errs, toFieldErrors(s.Validate(def, schema.NewPath(dp.String()), nil))...)
+	w.valuesAndRules(dp, def, s, embedded)
+}
+
+// valuesAndRules checks a default against its node's OpenAPI schema, then,
+// when that passes, against the node's x-kubernetes-validations rules
+// (resourceRoot: the node is the root or an embedded resource).
+func (w *defaultsWalker) valuesAndRules(dp *field.Path, def any, s *schema.Schema, resourceRoot bool) {
+	if errs := toFieldErrors(s.Validate(def, schema.NewPath(dp.String()), nil)); len(errs) > 0 {
+		w.errs = append(w.errs, errs...)
+		return
+	}
+	if s.Summary()&schema.HasRules == 0 {
+		return
+	}
+	v, err := rules.CompileNode(s, resourceRoot)
+	if err != nil {
+		w.errs = append(w.errs, field.InternalError(dp, err))
+		return
+	}
+	errs, left := v.ValidateDefault(dp, def, w.budget)
+	w.errs = append(w.errs, errs...)
+	w.budget = left
 }
 
 // metaDefault checks a default under a resource's metadata, apiVersion or
@@ -103,5 +129,5 @@ func (w *defaultsWalker) metaDefault(dp *field.Path, def any, s, root *schema.Sc
 		w.errs = append(w.errs, field.Invalid(dp, def, fmt.Sprintf("must result in valid metadata: %v", errs.ToAggregate())))
 		return
 	}
-	w.errs = append(w.errs, toFieldErrors(s.Validate(def, schema.NewPath(dp.String()), nil))...)
+	w.valuesAndRules(dp, def, s, s == root)
 }
