@@ -18,7 +18,7 @@ const (
 // builtins holds the built-in definitions the CRD documents reference, computed
 // once from the server's generated definitions. Read only.
 type builtins struct {
-	apiVersion, kind spec.Schema            // TypeMeta's properties
+	apiVersion, kind spec.Schema             // TypeMeta's properties
 	v3               map[string]*spec.Schema // v3 component schemas, refs wrapped, GVK extensions set
 	deps             map[string][]string
 }

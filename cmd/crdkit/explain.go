@@ -17,8 +17,8 @@ import (
 	"k8s.io/kubectl/pkg/explain"
 	explainv2 "k8s.io/kubectl/pkg/explain/v2"
 
-	"github.com/crdkit/crdkit/versionsort"
 	"github.com/crdkit/crdkit/openapi"
+	"github.com/crdkit/crdkit/versionsort"
 )
 
 const explainUsage = `usage: crdkit explain --crds CRD-FILE|DIR [--crds ...] RESOURCE[.FIELD...] [--api-version GROUP/VERSION] [--recursive]
@@ -166,7 +166,9 @@ func (s shortNames) ResourcesFor(r schema.GroupVersionResource) ([]schema.GroupV
 }
 
 // documents is an OpenAPI v3 client that answers from the CRDs.
-type documents struct{ crds []*apiextensionsv1.CustomResourceDefinition }
+type documents struct {
+	crds []*apiextensionsv1.CustomResourceDefinition
+}
 
 func (d documents) Paths() (map[string]clientopenapi.GroupVersion, error) {
 	out := map[string]clientopenapi.GroupVersion{}
