@@ -1,10 +1,13 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/crdkit/crdkit/internal/explain"
@@ -44,6 +47,9 @@ func explainCmd(args []string, stdout, stderr io.Writer) int {
 		fs.PrintDefaults()
 	}
 	rest, err := parseInterspersed(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
 	if err != nil {
 		return 2
 	}
@@ -63,8 +69,30 @@ func explainCmd(args []string, stdout, stderr io.Writer) int {
 		return status
 	}
 	if err := explain.Resource(stdout, crds, rest[0], gv, *recursive); err != nil {
-		fmt.Fprintf(stderr, "error: %v\n", err)
+		msg := errorText(err)
+		if !strings.HasPrefix(msg, "error: ") {
+			msg = "error: " + msg
+		}
+		fmt.Fprintln(stderr, msg)
 		return 1
 	}
 	return 0
+}
+
+// errorText words a resource the CRDs do not serve as kubectl does.
+func errorText(err error) string {
+	var nm *meta.NoResourceMatchError
+	if !errors.As(err, &nm) {
+		return err.Error()
+	}
+	r := nm.PartialResource
+	switch {
+	case r.Group != "" && r.Version != "":
+		return fmt.Sprintf("the server doesn't have a resource type %q in group %q and version %q", r.Resource, r.Group, r.Version)
+	case r.Group != "":
+		return fmt.Sprintf("the server doesn't have a resource type %q in group %q", r.Resource, r.Group)
+	case r.Version != "":
+		return fmt.Sprintf("the server doesn't have a resource type %q in version %q", r.Resource, r.Version)
+	}
+	return fmt.Sprintf("the server doesn't have a resource type %q", r.Resource)
 }

@@ -56,6 +56,9 @@ func openapiCmd(args []string, stdout, stderr io.Writer) int {
 		fs.PrintDefaults()
 	}
 	rest, err := parseInterspersed(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
 	if err != nil {
 		return 2
 	}
