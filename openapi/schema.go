@@ -16,10 +16,13 @@ const maxDepth = 10000
 // additionalProperties; junctor branches keep only value validations, their own
 // properties and items, and the generic fields of the int-or-string pattern.
 func fromCRDSchema(p *apiextensionsv1.JSONSchemaProps, nested bool, depth int) *spec.Schema {
-	if p == nil || depth > maxDepth {
+	if p == nil {
 		return nil
 	}
 	s := &spec.Schema{}
+	if depth > maxDepth {
+		return s
+	}
 	if p.Items != nil && p.Items.Schema != nil {
 		s.Items = &spec.SchemaOrArray{Schema: fromCRDSchema(p.Items.Schema, nested, depth+1)}
 	}
