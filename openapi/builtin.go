@@ -1,11 +1,10 @@
 package openapi
 
 import (
-	"sort"
+	"strings"
 	"sync"
 
 	generatedopenapi "k8s.io/apiextensions-apiserver/pkg/generated/openapi"
-	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/kube-openapi/pkg/common"
 	"k8s.io/kube-openapi/pkg/validation/spec"
 )
@@ -27,40 +26,6 @@ var loadBuiltins = sync.OnceValue(func() *builtins {
 	defs := generatedopenapi.GetOpenAPIDefinitions(func(name string) spec.Ref {
 		return spec.MustCreateRef(v3Prefix + common.EscapeJsonPointer(name))
 	})
-	gvks := map[string][]map[string]any{}
-	type gvk struct{ g, v, k string }
-	byName := map[string][]gvk{}
-	for t := range scheme.Scheme.AllKnownTypes() {
-		name, err := scheme.Scheme.ToOpenAPIDefinitionName(t)
-		if err != nil {
-			continue
-		}
-		x := gvk{t.Group, t.Version, t.Kind}
-		dup := false
-		for _, y := range byName[name] {
-			if x == y {
-				dup = true
-				break
-			}
-		}
-		if !dup {
-			byName[name] = append(byName[name], x)
-		}
-	}
-	for name, xs := range byName {
-		sort.Slice(xs, func(i, j int) bool {
-			if xs[i].g != xs[j].g {
-				return xs[i].g < xs[j].g
-			}
-			if xs[i].v != xs[j].v {
-				return xs[i].v < xs[j].v
-			}
-			return xs[i].k < xs[j].k
-		})
-		for _, x := range xs {
-			gvks[name] = append(gvks[name], map[string]any{"group": x.g, "version": x.v, "kind": x.k})
-		}
-	}
 	b := &builtins{v3: map[string]*spec.Schema{}, deps: map[string][]string{}}
 	tm := defs[typeMetaModel].Schema
 	b.apiVersion, b.kind = tm.Properties["apiVersion"], tm.Properties["kind"]
@@ -75,13 +40,18 @@ var loadBuiltins = sync.OnceValue(func() *builtins {
 		}
 		s := &spec.Schema{VendorExtensible: def.Schema.VendorExtensible, SchemaProps: def.Schema.SchemaProps, SwaggerSchemaProps: def.Schema.SwaggerSchemaProps}
 		s = deepCopy(s)
-		if g, ok := gvks[name]; ok {
+		if gvs, ok := registeredKinds[name]; ok {
 			if s.Extensions == nil {
 				s.Extensions = spec.Extensions{}
 			}
-			list := make([]any, len(g))
-			for i := range g {
-				list[i] = g[i]
+			kind := name[strings.LastIndex(name, ".")+1:]
+			list := make([]any, 0, len(gvs))
+			for _, gv := range gvs {
+				g, v, ok := strings.Cut(gv, "/")
+				if !ok {
+					g, v = "", gv
+				}
+				list = append(list, map[string]any{"group": g, "version": v, "kind": kind})
 			}
 			s.Extensions["x-kubernetes-group-version-kind"] = list
 		}
@@ -124,4 +94,41 @@ func deepCopy(s *spec.Schema) *spec.Schema {
 		return s
 	}
 	return out
+}
+
+// registeredKinds are the group versions, sorted as the server sorts them,
+// under which the server's client scheme (k8s.io/client-go/kubernetes/scheme
+// at v0.37) registers the built-in kinds the documents include: the server
+// lists them in x-kubernetes-group-version-kind. Importing that scheme would
+// add every built-in API type to the binary (about 13 MB) for these three
+// lists; conformance/openapidiff compares the documents, these lists
+// included, with the server's builder, which reads them from the scheme.
+var registeredKinds = map[string][]string{
+	deleteOptionsModel: {
+		"v1",
+		"admissionregistration.k8s.io/v1", "admissionregistration.k8s.io/v1alpha1", "admissionregistration.k8s.io/v1beta1",
+		"apps/v1", "apps/v1beta1", "apps/v1beta2",
+		"authentication.k8s.io/v1", "authentication.k8s.io/v1alpha1", "authentication.k8s.io/v1beta1",
+		"authorization.k8s.io/v1", "authorization.k8s.io/v1beta1",
+		"autoscaling/v1", "autoscaling/v2",
+		"batch/v1", "batch/v1beta1",
+		"certificates.k8s.io/v1", "certificates.k8s.io/v1alpha1", "certificates.k8s.io/v1beta1",
+		"coordination.k8s.io/v1", "coordination.k8s.io/v1alpha2", "coordination.k8s.io/v1beta1",
+		"discovery.k8s.io/v1", "discovery.k8s.io/v1beta1",
+		"events.k8s.io/v1", "events.k8s.io/v1beta1",
+		"extensions/v1beta1",
+		"flowcontrol.apiserver.k8s.io/v1", "flowcontrol.apiserver.k8s.io/v1beta1", "flowcontrol.apiserver.k8s.io/v1beta2", "flowcontrol.apiserver.k8s.io/v1beta3",
+		"internal.apiserver.k8s.io/v1alpha1",
+		"lifecycle.k8s.io/v1alpha1",
+		"networking.k8s.io/v1", "networking.k8s.io/v1beta1",
+		"node.k8s.io/v1", "node.k8s.io/v1alpha1", "node.k8s.io/v1beta1",
+		"policy/v1", "policy/v1beta1",
+		"rbac.authorization.k8s.io/v1", "rbac.authorization.k8s.io/v1alpha1", "rbac.authorization.k8s.io/v1beta1",
+		"resource.k8s.io/v1", "resource.k8s.io/v1alpha3", "resource.k8s.io/v1beta1", "resource.k8s.io/v1beta2",
+		"scheduling.k8s.io/v1", "scheduling.k8s.io/v1alpha3", "scheduling.k8s.io/v1beta1",
+		"storage.k8s.io/v1", "storage.k8s.io/v1alpha1", "storage.k8s.io/v1beta1",
+		"storagemigration.k8s.io/v1", "storagemigration.k8s.io/v1beta1",
+	},
+	statusModel: {"v1"},
+	scaleModel:  {"autoscaling/v1"},
 }
