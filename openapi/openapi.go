@@ -459,7 +459,8 @@ func addV2(out *V2, b *builtins, crd *apiextensionsv1.CustomResourceDefinition, 
 		}
 		paths[path] = item
 	}
-	names, shared, err := sharedParameters(paths)
+	enc := paramEncoder{}
+	names, shared, err := sharedParameters(paths, enc)
 	if err != nil {
 		return err
 	}
@@ -469,12 +470,12 @@ func addV2(out *V2, b *builtins, crd *apiextensionsv1.CustomResourceDefinition, 
 	for path, item := range paths {
 		for _, op := range []*spec.Operation{item.Get, item.Put, item.Post, item.Delete, item.Patch} {
 			if op != nil {
-				if err := replaceShared(op.Parameters, names); err != nil {
+				if err := replaceShared(op.Parameters, names, enc); err != nil {
 					return err
 				}
 			}
 		}
-		if err := replaceShared(item.Parameters, names); err != nil {
+		if err := replaceShared(item.Parameters, names, enc); err != nil {
 			return err
 		}
 		out.Paths[path] = *item
@@ -497,7 +498,7 @@ func shareable(p *spec.Parameter) bool {
 
 // sharedParameters names the shared parameters of one version's paths by a hash of
 // their JSON, as the server does.
-func sharedParameters(paths map[string]*spec.PathItem) (map[string]string, map[string]spec.Parameter, error) {
+func sharedParameters(paths map[string]*spec.PathItem, enc paramEncoder) (map[string]string, map[string]spec.Parameter, error) {
 	seen := map[string]spec.Parameter{}
 	var keys []string
 	collect := func(ps []spec.Parameter) error {
@@ -506,11 +507,10 @@ func sharedParameters(paths map[string]*spec.PathItem) (map[string]string, map[s
 			if !shareable(p) {
 				continue
 			}
-			bs, err := json.Marshal(p)
+			k, err := enc.json(p)
 			if err != nil {
 				return err
 			}
-			k := string(bs)
 			if _, ok := seen[k]; !ok {
 				seen[k] = *p
 				keys = append(keys, k)
@@ -558,15 +558,40 @@ func hash(s string) string {
 }
 
 // replaceShared turns shared parameters into references. It mutates ps.
-func replaceShared(ps []spec.Parameter, names map[string]string) error {
+func replaceShared(ps []spec.Parameter, names map[string]string, enc paramEncoder) error {
 	for i := range ps {
-		bs, err := json.Marshal(ps[i])
+		js, err := enc.json(&ps[i])
 		if err != nil {
 			return err
 		}
-		if name, ok := names[string(bs)]; ok {
+		if name, ok := names[js]; ok {
 			ps[i] = spec.Parameter{Refable: spec.Refable{Ref: spec.MustCreateRef("#/parameters/" + name)}}
 		}
 	}
 	return nil
+}
+
+// paramEncoder caches the JSON of the parameters one version's routes
+// repeat; the fields it keys on are all the builder sets.
+type paramEncoder map[paramFields]string
+
+type paramFields struct {
+	name, in, desc, typ, format, ref string
+	required, unique                 bool
+}
+
+func (e paramEncoder) json(p *spec.Parameter) (string, error) {
+	k := paramFields{p.Name, p.In, p.Description, p.Type, p.Format, p.Ref.String(), p.Required, p.UniqueItems}
+	if p.Schema != nil {
+		k.ref = "schema:" + p.Schema.Ref.String()
+	}
+	if js, ok := e[k]; ok {
+		return js, nil
+	}
+	bs, err := json.Marshal(p)
+	if err != nil {
+		return "", err
+	}
+	e[k] = string(bs)
+	return string(bs), nil
 }
