@@ -5,6 +5,8 @@
 //	crdkit validate [--crds FILE|DIR]... [--field-validation M] [-o text|json|yaml] FILE|DIR...
 //	crdkit get [--crds FILE|DIR]... [-o wide|json] FILE|DIR...
 //	crdkit versions [-o text|json] CRD-FILE
+//	crdkit openapi --openapi-version 2|3 [--group-version G/V] [-o json|yaml] CRD-FILE...
+//	crdkit explain --crds CRDS RESOURCE[.FIELD...] [--api-version G/V] [--recursive]
 //
 // Exit status: 0 when everything is accepted, 1 when anything is refused,
 // 2 on usage or load errors.
@@ -23,6 +25,8 @@ commands:
   validate  check objects against their CRDs as a dry-run create would
   get       print the printer-column table the server returns for objects
   versions  list a CRD's versions in priority order
+  openapi   print the OpenAPI v3 or v2 the server publishes for CRDs
+  explain   print what kubectl explain prints for a custom resource
 
 Run "crdkit <command> -h" for the flags of a command.
 `
@@ -46,6 +50,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return get(args[1:], stdout, stderr)
 	case "versions":
 		return versions(args[1:], stdout, stderr)
+	case "openapi":
+		return openapiCmd(args[1:], stdout, stderr)
+	case "explain":
+		return explainCmd(args[1:], stdout, stderr)
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return 0
