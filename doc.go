@@ -39,13 +39,13 @@
 // objectvalidation.go; the CRD's own checks in crdvalidation.go (the
 // definition) and crddefaults.go (its defaults). The work itself is done by
 // the packages: schema (values, list types), prune, defaulting, objectmeta
-// (object metadata and embedded resources), versionsort, printcolumns.
+// (object metadata and embedded resources), rules (CEL), versionsort,
+// printcolumns.
 //
-// Not done yet: x-kubernetes-validations (CEL) rules are neither compiled at
-// CRD time nor evaluated on objects (Version.HasRules tells which versions
-// have them; where the server would skip them because of a blocking error,
-// crdkit adds the same "not checked" cause); updates, status updates and
-// ratcheting; conversion webhooks.
+// x-kubernetes-validations (CEL) rules are compiled once per version
+// (package rules), checked at CRD time and evaluated on create, as the
+// server does. Not done yet: updates, status updates and ratcheting;
+// conversion webhooks and reads at another version.
 //
 // # Concurrency
 //
