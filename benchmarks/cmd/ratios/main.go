@@ -1,0 +1,63 @@
+// Command ratios reads `go test -bench` output in which every case runs as
+// <name>/crdkit and <name>/upstream (any number of passes) and prints, per
+// case, both medians and the speed-up (upstream / crdkit), then the
+// geomean over the cases.
+//
+//	go run ./cmd/ratios < bench.txt
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"math"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+)
+
+var line = regexp.MustCompile(`^Benchmark(\S+)/(crdkit|upstream)-\d+\s+\d+\s+([\d.]+) ns/op`)
+
+func main() {
+	samples := map[string]map[string][]float64{}
+	var order []string
+	sc := bufio.NewScanner(os.Stdin)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		m := line.FindStringSubmatch(sc.Text())
+		if m == nil {
+			continue
+		}
+		ns, _ := strconv.ParseFloat(m[3], 64)
+		if samples[m[1]] == nil {
+			samples[m[1]] = map[string][]float64{}
+			order = append(order, m[1])
+		}
+		samples[m[1]][m[2]] = append(samples[m[1]][m[2]], ns)
+	}
+	sum, n := 0.0, 0
+	for _, c := range order {
+		a, b := samples[c]["crdkit"], samples[c]["upstream"]
+		if len(a) == 0 || len(b) == 0 {
+			continue
+		}
+		r := median(b) / median(a)
+		sum += math.Log(r)
+		n++
+		fmt.Printf("%-90s crdkit %10.2f µs  upstream %10.2f µs  %6.1fx\n", c, median(a)/1e3, median(b)/1e3, r)
+	}
+	if n == 0 {
+		fmt.Fprintln(os.Stderr, "ratios: no crdkit/upstream pairs in the input")
+		os.Exit(1)
+	}
+	fmt.Printf("geomean speed-up %.1fx over %d cases\n", math.Exp(sum/float64(n)), n)
+}
+
+func median(v []float64) float64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
