@@ -379,7 +379,7 @@ func corpusObjects(t *testing.T, targets []*target, tl *tally) {
 // turn, wrong types, int-or-string values, list duplicates and more.
 func generated(t *testing.T, targets []*target, tl *tally) {
 	for _, tg := range targets {
-		g, err := gen.New(tg.crd, tg.version, gen.Options{Cases: 150})
+		g, err := gen.New(tg.crd, tg.version, gen.Options{Cases: 150, MultiErrors: 60})
 		if err != nil {
 			t.Errorf("%s: %v", tg.name, err)
 			continue
