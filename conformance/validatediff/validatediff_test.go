@@ -7,9 +7,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/crdkit/crdkit/internal/corpus"
@@ -204,8 +206,44 @@ type tally struct {
 	// Cases with several causes that agree once sorted: those whose order
 	// upstream keeps (ordered), those of them where crdkit's order is the
 	// same (orderAgree), and those whose order upstream changes between
-	// runs (unstable).
+	// runs (unstable). With orderWorkers, checkOrder runs on other
+	// goroutines and mu guards these counts and differ.
 	ordered, orderAgree, unstable int
+	orders                        chan orderJob
+	wg                            sync.WaitGroup
+	mu                            sync.Mutex
+}
+
+// orderJob is a case whose order of causes is to be checked.
+type orderJob struct {
+	tg      *target
+	name    string
+	obj     any // not modified afterwards
+	up, got []cause
+}
+
+// orderWorkers makes checkOrder run on one goroutine per CPU, until
+// waitOrders: running upstream again and again is most of the cost of the
+// order comparison. The server's validator is safe for concurrent use.
+func (tl *tally) orderWorkers() {
+	tl.orders = make(chan orderJob)
+	for range runtime.GOMAXPROCS(0) {
+		tl.wg.Go(func() {
+			for j := range tl.orders {
+				tl.checkOrder(j)
+			}
+		})
+	}
+}
+
+// waitOrders waits for the order checks sent so far.
+func (tl *tally) waitOrders() {
+	if tl.orders != nil {
+		close(tl.orders)
+		tl.wg.Wait()
+		tl.orders = nil
+	}
+	slices.Sort(tl.differ)
 }
 
 // check compares both implementations on obj and records the verdict.
@@ -230,7 +268,12 @@ func (tl *tally) check(tg *target, name string, obj any) {
 	if err == nil && slices.Equal(sortCauses(slices.Clone(up)), sortCauses(slices.Clone(got))) {
 		tl.agree++
 		if len(up) >= 2 {
-			tl.checkOrder(tg, name, obj, up, got)
+			j := orderJob{tg, name, obj, up, got}
+			if tl.orders != nil {
+				tl.orders <- j
+			} else {
+				tl.checkOrder(j)
+			}
 		}
 		return
 	}
@@ -244,33 +287,35 @@ func (tl *tally) check(tg *target, name string, obj any) {
 }
 
 // checkOrder compares the order of the causes where upstream's is stable.
-func (tl *tally) checkOrder(tg *target, name string, obj any, up, got []cause) {
+func (tl *tally) checkOrder(j orderJob) {
 	varies := func(runs int) bool {
 		for range runs {
-			again, err := upstream(tg, obj)
-			if err != nil || !slices.Equal(again, up) {
+			again, err := upstream(j.tg, j.obj)
+			if err != nil || !slices.Equal(again, j.up) {
 				return true
 			}
 		}
 		return false
 	}
-	if varies(orderRuns - 1) {
-		tl.unstable++
-		return
+	unstable := varies(orderRuns - 1)
+	same := slices.Equal(j.up, j.got)
+	if !unstable && !same {
+		unstable = varies(confirmRuns)
 	}
-	if slices.Equal(up, got) {
+	tl.mu.Lock()
+	defer tl.mu.Unlock()
+	switch {
+	case unstable:
+		tl.unstable++
+	case same:
 		tl.ordered++
 		tl.orderAgree++
-		return
+	default:
+		tl.ordered++
+		in, _ := json.Marshal(j.obj)
+		tl.differ = append(tl.differ, fmt.Sprintf("%s %s: order of causes\n input:    %s\n upstream: %s\n crdkit:   %s",
+			j.tg.name, j.name, truncate(string(in)), joinCauses(j.up), joinCauses(j.got)))
 	}
-	if varies(confirmRuns) {
-		tl.unstable++
-		return
-	}
-	tl.ordered++
-	in, _ := json.Marshal(obj)
-	tl.differ = append(tl.differ, fmt.Sprintf("%s %s: order of causes\n input:    %s\n upstream: %s\n crdkit:   %s",
-		tg.name, name, truncate(string(in)), joinCauses(up), joinCauses(got)))
 }
 
 func joinCauses(cs []cause) string {
@@ -323,7 +368,11 @@ func TestValidateAgrees(t *testing.T) {
 	for _, src := range sources {
 		tl := &tally{}
 		t.Run(src.name, func(t *testing.T) {
-			src.run(t, tl)
+			tl.orderWorkers()
+			func() {
+				defer tl.waitOrders()
+				src.run(t, tl)
+			}()
 			tl.report(t, src.name)
 		})
 		total += tl.n
