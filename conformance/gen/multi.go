@@ -21,8 +21,9 @@ import (
 //     from an object inside it; two required properties of one object.
 //   - list-duplicates-items: a duplicate in a set or map list and a broken
 //     element.
-//   - embedded-schema: an embedded resource with invalid metadata and a
-//     schema error (its kind of the wrong type, a wrong type beside it).
+//   - embedded-schema: an embedded resource with invalid metadata, an
+//     invalid apiVersion and no kind; or with invalid metadata and a
+//     schema error beside it or inside it.
 //   - additional-properties: several keys under additionalProperties with
 //     values of the wrong type, and one missing what its schema requires.
 //   - siblings: two or three properties of one object of the wrong type.
@@ -251,26 +252,44 @@ func (g *Generator) multiSiteCandidates(st *state, b int, s site, add func(candi
 				set(o, md, map[string]any{})
 			}
 		}
-		add(candidate{mutation: "embedded-schema", path: s.field + "=name-invalid+kind-int", base: b, apply: func(o map[string]any) any {
+		add(candidate{mutation: "embedded-schema", path: s.field + "=labels-invalid+kind-missing+apiVersion-invalid", base: b, apply: func(o map[string]any) any {
 			withMeta(o)
-			set(o, appendPath(md, "name"), "Invalid_Name!")
-			set(o, appendPath(s.path, "kind"), int64(1))
+			set(o, appendPath(md, "labels"), map[string]any{"bad key!": "v", "ok": "v"})
+			set(o, appendPath(md, "name"), "a/b")
+			set(o, appendPath(s.path, "apiVersion"), "a/b/c")
+			del(o, appendPath(s.path, "kind"))
 			return o
 		}})
+		// Embedded errors come after the schema's: break a sibling of the
+		// embedded resource, or a property inside it.
+		var at []any
+		var w any
+		if p := s.parent; p != nil {
+			for _, k := range p.names {
+				if k == s.path[len(s.path)-1] || p.props[k] == nil {
+					continue
+				}
+				if v, ok := wrongType(p.props[k].effectiveType()); ok {
+					at, w = appendPath(s.path[:len(s.path)-1], k), v
+					break
+				}
+			}
+		}
 		for _, k := range keys {
-			c := n.props[k]
-			if c == nil || k == "apiVersion" || k == "kind" || k == "metadata" {
-				continue
+			if c := n.props[k]; at == nil && c != nil && k != "apiVersion" && k != "kind" && k != "metadata" {
+				if v, ok := wrongType(c.effectiveType()); ok {
+					at, w = appendPath(s.path, k), v
+				}
 			}
-			if w, ok := wrongType(c.effectiveType()); ok {
-				add(candidate{mutation: "embedded-schema", path: s.field + "=labels-invalid+" + k, base: b, apply: func(o map[string]any) any {
-					withMeta(o)
-					set(o, appendPath(md, "labels"), map[string]any{"bad key!": "v"})
-					set(o, appendPath(s.path, k), deepCopy(w))
-					return o
-				}})
-				break
-			}
+		}
+		if at != nil {
+			add(candidate{mutation: "embedded-schema", path: s.field + "=name-invalid+" + pathString(at), base: b, apply: func(o map[string]any) any {
+				withMeta(o)
+				set(o, appendPath(md, "name"), "a/b")
+				set(o, appendPath(md, "namespace"), "Bad_NS")
+				set(o, at, deepCopy(w))
+				return o
+			}})
 		}
 	}
 }
@@ -319,4 +338,21 @@ func kindName(v any) string {
 		return "array"
 	}
 	return "object"
+}
+
+// pathString renders a path of keys and indexes as a field path.
+func pathString(p []any) string {
+	var b strings.Builder
+	for _, e := range p {
+		switch e := e.(type) {
+		case int:
+			fmt.Fprintf(&b, "[%d]", e)
+		default:
+			if b.Len() > 0 {
+				b.WriteByte('.')
+			}
+			fmt.Fprint(&b, e)
+		}
+	}
+	return b.String()
 }
