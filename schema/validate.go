@@ -98,16 +98,18 @@ type validator struct {
 	fails int // failed checks, before de-duplication
 	at    steps
 
-	// The order of an object's properties (see orderedProperties).
+	// The order of an object's properties (see object).
 	sorted bool      // walk properties in sorted order
 	segs   []segment // the properties with errors of the objects being walked
 	drops  []int     // for each error dropped as a duplicate, the index in msgs of the one kept
 }
 
-// segment is the errors of one property of an object, msgs[from:to].
+// segment is the errors of one property of an object, msgs[from:to] (or
+// dst[from:to] for ValidateListTypes).
 type segment struct {
 	key      string
 	declared bool
+	cross    bool // an error of the property was dropped as one of another's
 	from, to int
 }
 
@@ -743,6 +745,10 @@ func (v *validator) array(s *Schema, a []any) int {
 
 // object validates property counts, additionalProperties, the properties
 // present and required, returning the sum of the children's MatchCounts.
+//
+// The properties are walked in map order, which costs nothing; when more
+// than one of them records errors, their errors are then put in the order
+// sortedProperties walks them (see orderErrors).
 func (v *validator) object(s *Schema, m map[string]any) int {
 	size := int64(len(m))
 	if s.minProps != nil && size < *s.minProps && v.failing() {
@@ -756,14 +762,44 @@ func (v *validator) object(s *Schema, m map[string]any) int {
 	if v.stop() {
 		return 0
 	}
-	var n int
-	switch {
-	case v.mode != modeCollect:
-		n = v.properties(s, m)
-	case v.sorted:
+	n := 0
+	if v.sorted && v.mode == modeCollect {
 		n = v.sortedProperties(s, m)
-	default:
-		n = v.orderedProperties(s, m)
+	} else {
+		segs, drops, from, fails := len(v.segs), len(v.drops), len(v.msgs), v.fails
+		forbid := s.addlSet && !s.addlAllows
+		for k, x := range m {
+			f, at, d := v.fails, len(v.msgs), len(v.drops)
+			p := s.Property(k) // never nil for a declared property
+			switch {
+			case p != nil:
+				v.at.push(step{key: k})
+				n += v.node(p, x)
+				v.at.pop()
+			case forbid:
+				if v.failing() {
+					name := v.at.koName()
+					v.invalid(name, k, fmt.Sprintf("%s.%s in body is a forbidden property", name, k))
+				}
+			case s.additional != nil:
+				v.at.push(step{key: k, kind: stepKey})
+				n += v.node(s.additional, x)
+				v.at.pop()
+			}
+			if v.fails != f {
+				if v.mode != modeCollect {
+					if v.stop() {
+						return n
+					}
+					continue
+				}
+				v.segs = append(v.segs, segment{key: k, declared: p != nil, from: at, to: len(v.msgs), cross: v.crossDrop(d, from, at)})
+			}
+		}
+		if len(v.segs) > segs+1 {
+			n = v.orderErrors(s, m, n, segs, drops, from, fails)
+		}
+		v.segs = v.segs[:segs]
 	}
 	for _, r := range s.required {
 		if _, ok := m[r]; !ok && v.failing() {
@@ -776,7 +812,7 @@ func (v *validator) object(s *Schema, m map[string]any) int {
 
 // property validates the value x of key k of an object with schema s.
 func (v *validator) property(s *Schema, k string, x any) int {
-	switch p := s.Property(k); { // never nil for a declared property
+	switch p := s.Property(k); {
 	case p != nil:
 		v.at.push(step{key: k})
 		n := v.node(p, x)
@@ -794,19 +830,6 @@ func (v *validator) property(s *Schema, k string, x any) int {
 		return n
 	}
 	return 0
-}
-
-// properties walks the properties of m in map order, for the passes that
-// record no error, where the order does not matter.
-func (v *validator) properties(s *Schema, m map[string]any) int {
-	n := 0
-	for k, x := range m {
-		n += v.property(s, k, x)
-		if v.stop() {
-			return n
-		}
-	}
-	return n
 }
 
 // sortedProperties walks the properties of m in crdkit's order: the keys
@@ -829,43 +852,43 @@ func (v *validator) sortedProperties(s *Schema, m map[string]any) int {
 	return n
 }
 
-// orderedProperties walks the properties of m in map order, which costs
-// nothing, then puts the errors of the properties in the order
-// sortedProperties walks them. An error whose message repeats one that
-// another property of m recorded before is dropped, and which of the two is
+// crossDrop reports whether one of the errors dropped as duplicates from
+// drops[d] on repeats an error recorded in msgs[from:at], by a property of
+// the same object walked before.
+func (v *validator) crossDrop(d, from, at int) bool {
+	for _, j := range v.drops[d:] {
+		if j >= from && j < at {
+			return true
+		}
+	}
+	return false
+}
+
+// orderErrors puts the errors of the properties of m, which the segments
+// from segs on hold in the order object walked them (msgs[from:]), in the
+// order of sortedProperties. An error whose message repeats one that
+// another property recorded before was dropped, and which of the two is
 // dropped depends on the order: then the properties are walked again, in
-// sorted order.
-func (v *validator) orderedProperties(s *Schema, m map[string]any) int {
-	segs, drops, from, fails := len(v.segs), len(v.drops), len(v.msgs), v.fails
-	n, inOrder, redo := 0, true, false
-	for k, x := range m {
-		f, at, d := v.fails, len(v.msgs), len(v.drops)
-		n += v.property(s, k, x)
-		if v.fails == f {
-			continue
-		}
-		sg := segment{key: k, declared: s.Property(k) != nil, from: at, to: len(v.msgs)}
-		if len(v.segs) > segs && !v.segs[len(v.segs)-1].before(&sg) {
+// sorted order, and their MatchCounts returned instead of n.
+func (v *validator) orderErrors(s *Schema, m map[string]any, n, segs, drops, from, fails int) int {
+	sg := v.segs[segs:]
+	inOrder, cross := true, false
+	for i := range sg {
+		cross = cross || sg[i].cross
+		if i > 0 && !sg[i-1].before(&sg[i]) {
 			inOrder = false
-		}
-		v.segs = append(v.segs, sg)
-		for _, j := range v.drops[d:] {
-			if j >= from && j < at {
-				redo = true
-			}
 		}
 	}
 	switch {
-	case redo:
+	case cross:
 		v.truncate(from)
 		v.fails, v.segs, v.drops = fails, v.segs[:segs], v.drops[:drops]
 		v.sorted = true
 		n = v.sortedProperties(s, m)
 		v.sorted = false
 	case !inOrder:
-		v.reorder(v.segs[segs:])
+		v.reorder(sg)
 	}
-	v.segs = v.segs[:segs]
 	return n
 }
 
