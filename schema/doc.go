@@ -60,6 +60,32 @@
 // the texts of field.Error's ErrorBody and Error byte for byte.
 // ValidateStructural sorts its list by text, as the server does.
 //
+// # Order of errors
+//
+// [Schema.Validate] and [Schema.ValidateListTypes] report their errors in the
+// server's order wherever the server's order is deterministic, so that a
+// message joining them reads as the server's does. For one value, Validate
+// follows kube-openapi's validators in turn: the type; anyOf (its error,
+// then those of the branch it reports), oneOf (likewise), the errors of each
+// allOf branch then allOf's own, not; the length and pattern of a string;
+// its format; the range, multipleOf, minimum and maximum of a number; the
+// items of an array, then its item counts; enum; the property counts of an
+// object, its properties, then its missing required properties in the
+// order of the required list. An error whose message was already reported
+// is dropped. ValidateListTypes reports an array's duplicates in index
+// order, then the errors inside its items.
+//
+// The server walks the properties of an object, and its keys under
+// additionalProperties, in Go map order, which changes from one request to
+// the next; where two properties of one object both have errors, it can
+// report them in any order. crdkit reports them in one fixed order: the
+// keys that are not declared properties (forbidden ones, or those under
+// additionalProperties) sorted, then the declared properties sorted, each
+// with its errors in the order above. When two of them give errors with the
+// same message, the server keeps the one it happens to walk first; crdkit
+// keeps the first in its own order. The order does not depend on how the
+// maps of the object were built.
+//
 // [BuildError] returns a plain error with the server's text, for example
 // "OpenAPIV3Schema '$ref' is not supported"; when a schema has several such
 // problems it reports the first in the server's build order (not, allOf,

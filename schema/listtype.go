@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math"
 	"reflect"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 )
@@ -14,7 +15,8 @@ import (
 // listtype.ValidateListSetsAndMaps(base, structural, obj) does. It walks
 // properties, additionalProperties and items (not allOf, anyOf, oneOf or
 // not), and skips subtrees whose schema has no list type. The errors
-// appended are sorted by their text.
+// appended are in the server's order (see "Order of errors" in the package
+// documentation).
 //
 //   - A set may not hold a value twice. Each duplicated value is reported
 //     once, as Duplicate at its second occurrence. Scalars are compared as Go
@@ -37,9 +39,7 @@ func (s *Schema) ValidateListTypes(obj map[string]any, base *Path, dst ErrorList
 		return dst
 	}
 	w := listWalker{base: base, dst: dst}
-	start := len(dst)
 	w.object(s, obj)
-	sortNew(w.dst[start:])
 	return w.dst
 }
 
@@ -48,6 +48,7 @@ type listWalker struct {
 	base *Path
 	dst  ErrorList
 	at   steps
+	segs []segment // the properties with errors of the objects being walked, over dst
 }
 
 // add records an error at element i of the array being checked.
@@ -61,21 +62,60 @@ func (w *listWalker) object(s *Schema, obj map[string]any) {
 	if s.summary&HasListTypes == 0 || obj == nil {
 		return
 	}
+	// The server walks every key under additionalProperties, then the
+	// declared properties, each in map order; crdkit sorts the errors of
+	// the keys of each walk by key.
+	segs, inOrder := len(w.segs), true
+	note := func(k string, declared bool, from int) {
+		if len(w.dst) == from {
+			return
+		}
+		sg := segment{key: k, declared: declared, from: from, to: len(w.dst)}
+		if len(w.segs) > segs && !w.segs[len(w.segs)-1].before(&sg) {
+			inOrder = false
+		}
+		w.segs = append(w.segs, sg)
+	}
 	if s.additional != nil && s.additional.summary&HasListTypes != 0 {
 		for k, x := range obj {
+			from := len(w.dst)
 			w.at.push(step{key: k, kind: stepKey})
 			w.value(s.additional, x)
 			w.at.pop()
+			note(k, false, from)
 		}
 	}
 	if len(s.props) > 0 {
 		for k, x := range obj {
 			if p := s.Property(k); p != nil && p.summary&HasListTypes != 0 {
+				from := len(w.dst)
 				w.at.push(step{key: k})
 				w.value(p, x)
 				w.at.pop()
+				note(k, true, from)
 			}
 		}
+	}
+	if !inOrder {
+		reorderErrors(w.dst, w.segs[segs:])
+	}
+	w.segs = w.segs[:segs]
+}
+
+// reorderErrors sorts segs, which cover dst[segs[0].from:] one after the
+// other, and moves their errors accordingly.
+func reorderErrors(dst ErrorList, segs []segment) {
+	from := segs[0].from
+	errs := slices.Clone(dst[from:])
+	slices.SortFunc(segs, func(a, b segment) int {
+		if a.before(&b) {
+			return -1
+		}
+		return 1
+	})
+	i := from
+	for _, sg := range segs {
+		i += copy(dst[i:], errs[sg.from-from:sg.to-from])
 	}
 }
 

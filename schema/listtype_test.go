@@ -63,6 +63,18 @@ var listTypeCases = []struct {
 		base:  NewPath("spec"),
 		want:  []string{`spec.m[k.x][1]: Duplicate value: 1`, `spec.nested[1].inner[1]: Duplicate value: "b"`},
 	},
+	{
+		name:  "the properties of an object in sorted order, each list before its items",
+		value: `{"tags":[1,1],"nested":[{"inner":["b","b"]},{"inner":["a","a"]}],"byName":[{"name":"x"},{"name":"x"}],"m":{"z":[2,2],"a":[3,3]}}`,
+		want: []string{
+			`byName[1]: Duplicate value: {"name":"x"}`,
+			`m[a][1]: Duplicate value: 3`,
+			`m[z][1]: Duplicate value: 2`,
+			`nested[0].inner[1]: Duplicate value: "b"`,
+			`nested[1].inner[1]: Duplicate value: "a"`,
+			`tags[1]: Duplicate value: 1`,
+		},
+	},
 	{name: "atomic lists are not checked", value: `{"atomic":[1,1]}`},
 	{name: "wrong types are left to validation", value: `{"tags":"x","byName":{"name":"x"},"nested":[1,"x"]}`},
 }

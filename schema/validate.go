@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -14,10 +15,9 @@ import (
 // Validate checks obj against s as the API server's OpenAPI value
 // validation does, and appends what the server reports to dst: the result
 // of apiextensions-apiserver's ValidateCustomResource(base, obj, validator)
-// with the validator NewSchemaValidator builds from the same schema. The
-// errors appended are sorted by their text (the server's order follows map
-// iteration, so any order is one it could give); those already in dst are
-// left as they are.
+// with the validator NewSchemaValidator builds from the same schema, in the
+// server's order (see "Order of errors" in the package documentation).
+// Those already in dst are left as they are.
 //
 // The semantics are kube-openapi's, quirks included:
 //
@@ -58,7 +58,6 @@ func (s *Schema) Validate(obj any, base *Path, dst ErrorList) ErrorList {
 	}
 	v := validator{base: base, dst: dst, start: len(dst)}
 	v.node(s, obj)
-	sortNew(v.dst[v.start:])
 	return v.dst
 }
 
@@ -92,12 +91,36 @@ const (
 type validator struct {
 	base  *Path
 	dst   ErrorList
-	msgs  []string            // kube-openapi's message of each error in dst[start:]
-	seen  map[string]struct{} // msgs as a set, once there are many
+	msgs  []string       // kube-openapi's message of each error in dst[start:]
+	seen  map[string]int // msgs with their index, once there are many
 	start int
 	mode  vmode
 	fails int // failed checks, before de-duplication
 	at    steps
+
+	// The order of an object's properties (see object).
+	sorted bool      // walk properties in sorted order
+	segs   []segment // the properties with errors of the objects being walked
+	drops  []int     // for each error dropped as a duplicate, the index in msgs of the one kept
+}
+
+// segment is the errors of one property of an object, msgs[from:to] (or
+// dst[from:to] for ValidateListTypes).
+type segment struct {
+	key      string
+	declared bool
+	cross    bool // an error of the property was dropped as one of another's
+	from, to int
+}
+
+// before reports whether a comes before b in the order crdkit gives the
+// properties of an object: the keys that are not declared properties, then
+// the declared ones, each sorted.
+func (a *segment) before(b *segment) bool {
+	if a.declared != b.declared {
+		return !a.declared
+	}
+	return a.key < b.key
 }
 
 // stepKind says how a step of the walk goes from a value to a child.
@@ -722,6 +745,10 @@ func (v *validator) array(s *Schema, a []any) int {
 
 // object validates property counts, additionalProperties, the properties
 // present and required, returning the sum of the children's MatchCounts.
+//
+// The properties are walked in map order, which costs nothing; when more
+// than one of them records errors, their errors are then put in the order
+// sortedProperties walks them (see orderErrors).
 func (v *validator) object(s *Schema, m map[string]any) int {
 	size := int64(len(m))
 	if s.minProps != nil && size < *s.minProps && v.failing() {
@@ -735,28 +762,44 @@ func (v *validator) object(s *Schema, m map[string]any) int {
 	if v.stop() {
 		return 0
 	}
-	forbid := s.addlSet && !s.addlAllows
 	n := 0
-	for k, x := range m {
-		p := s.Property(k) // never nil for a declared property
-		switch {
-		case p != nil:
-			v.at.push(step{key: k})
-			n += v.node(p, x)
-			v.at.pop()
-		case forbid:
-			if v.failing() {
-				name := v.at.koName()
-				v.invalid(name, k, fmt.Sprintf("%s.%s in body is a forbidden property", name, k))
+	if v.sorted && v.mode == modeCollect {
+		n = v.sortedProperties(s, m)
+	} else {
+		segs, drops, from, fails := len(v.segs), len(v.drops), len(v.msgs), v.fails
+		forbid := s.addlSet && !s.addlAllows
+		for k, x := range m {
+			f, at, d := v.fails, len(v.msgs), len(v.drops)
+			p := s.Property(k) // never nil for a declared property
+			switch {
+			case p != nil:
+				v.at.push(step{key: k})
+				n += v.node(p, x)
+				v.at.pop()
+			case forbid:
+				if v.failing() {
+					name := v.at.koName()
+					v.invalid(name, k, fmt.Sprintf("%s.%s in body is a forbidden property", name, k))
+				}
+			case s.additional != nil:
+				v.at.push(step{key: k, kind: stepKey})
+				n += v.node(s.additional, x)
+				v.at.pop()
 			}
-		case s.additional != nil:
-			v.at.push(step{key: k, kind: stepKey})
-			n += v.node(s.additional, x)
-			v.at.pop()
+			if v.fails != f {
+				if v.mode != modeCollect {
+					if v.stop() {
+						return n
+					}
+					continue
+				}
+				v.segs = append(v.segs, segment{key: k, declared: p != nil, from: at, to: len(v.msgs), cross: v.crossDrop(d, from, at)})
+			}
 		}
-		if v.stop() {
-			return n
+		if len(v.segs) > segs+1 {
+			n = v.orderErrors(s, m, n, segs, drops, from, fails)
 		}
+		v.segs = v.segs[:segs]
 	}
 	for _, r := range s.required {
 		if _, ok := m[r]; !ok && v.failing() {
@@ -765,6 +808,123 @@ func (v *validator) object(s *Schema, m map[string]any) int {
 		}
 	}
 	return n
+}
+
+// property validates the value x of key k of an object with schema s.
+func (v *validator) property(s *Schema, k string, x any) int {
+	switch p := s.Property(k); {
+	case p != nil:
+		v.at.push(step{key: k})
+		n := v.node(p, x)
+		v.at.pop()
+		return n
+	case s.addlSet && !s.addlAllows:
+		if v.failing() {
+			name := v.at.koName()
+			v.invalid(name, k, fmt.Sprintf("%s.%s in body is a forbidden property", name, k))
+		}
+	case s.additional != nil:
+		v.at.push(step{key: k, kind: stepKey})
+		n := v.node(s.additional, x)
+		v.at.pop()
+		return n
+	}
+	return 0
+}
+
+// sortedProperties walks the properties of m in crdkit's order: the keys
+// that are not declared properties (forbidden, or under
+// additionalProperties), then the declared ones, each sorted.
+func (v *validator) sortedProperties(s *Schema, m map[string]any) int {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	n := 0
+	for _, declared := range [2]bool{false, true} {
+		for _, k := range keys {
+			if (s.Property(k) != nil) == declared {
+				n += v.property(s, k, m[k])
+			}
+		}
+	}
+	return n
+}
+
+// crossDrop reports whether one of the errors dropped as duplicates from
+// drops[d] on repeats an error recorded in msgs[from:at], by a property of
+// the same object walked before.
+func (v *validator) crossDrop(d, from, at int) bool {
+	for _, j := range v.drops[d:] {
+		if j >= from && j < at {
+			return true
+		}
+	}
+	return false
+}
+
+// orderErrors puts the errors of the properties of m, which the segments
+// from segs on hold in the order object walked them (msgs[from:]), in the
+// order of sortedProperties. An error whose message repeats one that
+// another property recorded before was dropped, and which of the two is
+// dropped depends on the order: then the properties are walked again, in
+// sorted order, and their MatchCounts returned instead of n.
+func (v *validator) orderErrors(s *Schema, m map[string]any, n, segs, drops, from, fails int) int {
+	sg := v.segs[segs:]
+	inOrder, cross := true, false
+	for i := range sg {
+		cross = cross || sg[i].cross
+		if i > 0 && !sg[i-1].before(&sg[i]) {
+			inOrder = false
+		}
+	}
+	switch {
+	case cross:
+		v.truncate(from)
+		v.fails, v.segs, v.drops = fails, v.segs[:segs], v.drops[:drops]
+		v.sorted = true
+		n = v.sortedProperties(s, m)
+		v.sorted = false
+	case !inOrder:
+		v.reorder(sg)
+	}
+	return n
+}
+
+// truncate removes the errors recorded from msgs[i] on.
+func (v *validator) truncate(i int) {
+	if v.seen != nil {
+		for _, m := range v.msgs[i:] {
+			delete(v.seen, m)
+		}
+	}
+	v.msgs = v.msgs[:i]
+	v.dst = v.dst[:v.start+i]
+}
+
+// reorder sorts segs, which cover msgs[segs[0].from:] one after the other,
+// and moves their errors accordingly.
+func (v *validator) reorder(segs []segment) {
+	from := segs[0].from
+	msgs := slices.Clone(v.msgs[from:])
+	errs := slices.Clone(v.dst[v.start+from:])
+	slices.SortFunc(segs, func(a, b segment) int {
+		if a.before(&b) {
+			return -1
+		}
+		return 1
+	})
+	i := from
+	for _, sg := range segs {
+		copy(v.dst[v.start+i:], errs[sg.from-from:sg.to-from])
+		i += copy(v.msgs[i:], msgs[sg.from-from:sg.to-from])
+	}
+	if v.seen != nil {
+		for j := from; j < len(v.msgs); j++ {
+			v.seen[v.msgs[j]] = j
+		}
+	}
 }
 
 // checkEnum passes when one of the enum values equals x after converting x
@@ -900,22 +1060,24 @@ func deepEqual(a, b any) bool {
 // add records e unless kube-openapi's message msg was seen in this call.
 func (v *validator) add(msg string, e *Error) {
 	if v.seen != nil {
-		if _, dup := v.seen[msg]; dup {
+		if j, dup := v.seen[msg]; dup {
+			v.drops = append(v.drops, j)
 			return
 		}
-		v.seen[msg] = struct{}{}
+		v.seen[msg] = len(v.msgs)
 	} else {
-		for _, m := range v.msgs {
+		for j, m := range v.msgs {
 			if m == msg {
+				v.drops = append(v.drops, j)
 				return
 			}
 		}
 		if len(v.msgs) == 32 {
-			v.seen = make(map[string]struct{}, 64)
-			for _, m := range v.msgs {
-				v.seen[m] = struct{}{}
+			v.seen = make(map[string]int, 64)
+			for j, m := range v.msgs {
+				v.seen[m] = j
 			}
-			v.seen[msg] = struct{}{}
+			v.seen[msg] = len(v.msgs)
 		}
 	}
 	v.msgs = append(v.msgs, msg)
@@ -1023,23 +1185,4 @@ func (v *validator) enumError(s *Schema, x any) {
 		detail = "supported values: " + strings.Join(quoted, ", ")
 	}
 	v.add(msg, &Error{Type: ErrorTypeNotSupported, Field: v.field(name), BadValue: x, Detail: detail})
-}
-
-// sortNew sorts the errors one call appended by their text.
-func sortNew(l ErrorList) {
-	if len(l) < 2 {
-		return
-	}
-	type keyed struct {
-		key string
-		e   *Error
-	}
-	ks := make([]keyed, len(l))
-	for i, e := range l {
-		ks[i] = keyed{e.Error(), e}
-	}
-	sort.SliceStable(ks, func(i, j int) bool { return ks[i].key < ks[j].key })
-	for i := range ks {
-		l[i] = ks[i].e
-	}
 }

@@ -57,7 +57,9 @@ func errorTexts(l ErrorList) []string {
 }
 
 // validateCases are checked by TestValidate. The expected texts are the
-// server's (the conformance module checks the same inputs against it).
+// server's, in its order where that does not follow map iteration, and
+// crdkit's sorted order of properties where it does (the conformance module
+// checks the same inputs against the server).
 var validateCases = []struct {
 	name, schema, value string
 	base                *Path
@@ -115,8 +117,8 @@ var validateCases = []struct {
 		schema: `{"type":"object","properties":{"n":{"type":"integer"}}}`,
 		value:  `{"n":2.5}`,
 		want: []string{
-			`<nil>: Invalid value: "": Checked value must be of type integer (default format) in n`,
 			`n: Invalid value: "number": n in body must be of type integer: "number"`,
+			`<nil>: Invalid value: "": Checked value must be of type integer (default format) in n`,
 		},
 	},
 	{
@@ -130,8 +132,8 @@ var validateCases = []struct {
 		schema: `{"type":"object","properties":{"spec":{"type":"object","properties":{"maxSurge":{"x-kubernetes-int-or-string":true,"anyOf":[{"type":"integer"},{"type":"string"}]}}}}}`,
 		value:  `{"spec":{"maxSurge":true}}`,
 		want: []string{
-			`<nil>: Invalid value: "": "spec.maxSurge" must validate at least one schema (anyOf)`,
 			`spec.maxSurge: Invalid value: "boolean": spec.maxSurge in body must be of type integer,string: "boolean"`,
+			`<nil>: Invalid value: "": "spec.maxSurge" must validate at least one schema (anyOf)`,
 			`spec.maxSurge: Invalid value: "boolean": spec.maxSurge in body must be of type integer: "boolean"`,
 		},
 	},
@@ -194,7 +196,7 @@ var validateCases = []struct {
 		name:   "required",
 		schema: `{"type":"object","required":["spec"],"properties":{"spec":{"type":"object","required":["image"]},"status":{"type":"object","required":["x"]}}}`,
 		value:  `{"status":{}}`,
-		want:   []string{"spec: Required value", "status.x: Required value"},
+		want:   []string{"status.x: Required value", "spec: Required value"},
 	},
 	{
 		name:   "item and property counts",
@@ -227,10 +229,10 @@ var validateCases = []struct {
 		schema: `{"type":"object","properties":{"o":{"type":"object","oneOf":[{"required":["a"]},{"required":["b"]}],"allOf":[{"required":["c"]}],"not":{"required":["d"]}}}}`,
 		value:  `{"o":{"a":1,"b":2,"d":3}}`,
 		want: []string{
-			`<nil>: Invalid value: "": "o" must not validate the schema (not)`,
-			`<nil>: Invalid value: "": "o" must validate all the schemas (allOf). None validated`,
 			`<nil>: Invalid value: "": "o" must validate one and only one schema (oneOf). Found 2 valid alternatives`,
 			"o.c: Required value",
+			`<nil>: Invalid value: "": "o" must validate all the schemas (allOf). None validated`,
+			`<nil>: Invalid value: "": "o" must not validate the schema (not)`,
 		},
 	},
 	{
@@ -247,8 +249,8 @@ var validateCases = []struct {
 		schema: `{"type":"object","properties":{"s":{"type":"string","maxLength":1,"allOf":[{"maxLength":1},{"maxLength":1}]}}}`,
 		value:  `{"s":"abc"}`,
 		want: []string{
-			`<nil>: Invalid value: "": "s" must validate all the schemas (allOf). None validated`,
 			"s: Too long: may not be more than 1 byte",
+			`<nil>: Invalid value: "": "s" must validate all the schemas (allOf). None validated`,
 		},
 	},
 	{
@@ -277,6 +279,70 @@ var validateCases = []struct {
 			`n: Invalid value: "string": n in body must be of type integer: "string"`,
 			"n: Too long: may not be more than 1 byte",
 			`n: Unsupported value: "abc": supported values: "1"`,
+		},
+	},
+	{
+		name:   "the errors of the items come before the item count",
+		schema: `{"type":"object","properties":{"l":{"type":"array","maxItems":1,"items":{"type":"string","minLength":2}}}}`,
+		value:  `{"l":["a","bb",3]}`,
+		want: []string{
+			`l[0]: Invalid value: "a": l[0] in body should be at least 2 chars long`,
+			`l[2]: Invalid value: "integer": l[2] in body must be of type string: "integer"`,
+			"l: Too many: 3: must have at most 1 item",
+		},
+	},
+	{
+		name:   "a string breaking minLength in an allOf",
+		schema: `{"type":"object","properties":{"s":{"type":"string","allOf":[{"minLength":3}]}}}`,
+		value:  `{"s":"ab"}`,
+		want: []string{
+			`s: Invalid value: "ab": s in body should be at least 3 chars long`,
+			`<nil>: Invalid value: "": "s" must validate all the schemas (allOf). None validated`,
+		},
+	},
+	{
+		name:   "the properties of an object in sorted order, then required",
+		schema: `{"type":"object","required":["z"],"properties":{"z":{},"m":{"type":"string"},"b":{"type":"string"},"k":{"type":"object","required":["x"]},"a":{"type":"integer","minimum":1},"q":{"type":"string"},"c":{"type":"string"},"d":{"type":"string"},"e":{"type":"string"}}}`,
+		value:  `{"q":1,"m":1,"k":{},"e":1,"b":1,"a":0,"d":1,"c":1}`,
+		want: []string{
+			"a: Invalid value: 0: a in body should be greater than or equal to 1",
+			`b: Invalid value: "integer": b in body must be of type string: "integer"`,
+			`c: Invalid value: "integer": c in body must be of type string: "integer"`,
+			`d: Invalid value: "integer": d in body must be of type string: "integer"`,
+			`e: Invalid value: "integer": e in body must be of type string: "integer"`,
+			"k.x: Required value",
+			`m: Invalid value: "integer": m in body must be of type string: "integer"`,
+			`q: Invalid value: "integer": q in body must be of type string: "integer"`,
+			"z: Required value",
+		},
+	},
+	{
+		name:   "forbidden keys come before the errors of declared properties",
+		schema: `{"type":"object","properties":{"a":{"type":"string"}},"additionalProperties":false}`,
+		value:  `{"z":1,"a":1,"b":2}`,
+		want: []string{
+			`<nil>: Invalid value: "b": .b in body is a forbidden property`,
+			`<nil>: Invalid value: "z": .z in body is a forbidden property`,
+			`a: Invalid value: "integer": a in body must be of type string: "integer"`,
+		},
+	},
+	{
+		name:   "keys under additionalProperties in sorted order",
+		schema: `{"type":"object","additionalProperties":{"type":"object","required":["v"],"properties":{"v":{"type":"string"}}}}`,
+		value:  `{"y":{"v":1},"x":{},"w":{"v":"ok"},"b":{"v":2}}`,
+		want: []string{
+			`b.v: Invalid value: "integer": .b.v in body must be of type string: "integer"`,
+			"x.v: Required value",
+			`y.v: Invalid value: "integer": .y.v in body must be of type string: "integer"`,
+		},
+	},
+	{
+		name:   "of two properties with the same message, the first in sorted order is kept",
+		schema: `{"type":"object","properties":{"a":{"type":"object","properties":{"b":{"type":"integer","minimum":0}}},"a.b":{"type":"integer","minimum":0},"c":{"type":"string"}}}`,
+		value:  `{"a.b":-2,"c":1,"a":{"b":-1}}`,
+		want: []string{
+			"a.b: Invalid value: -1: a.b in body should be greater than or equal to 0",
+			`c: Invalid value: "integer": c in body must be of type string: "integer"`,
 		},
 	},
 }
@@ -513,7 +579,7 @@ func TestValidateCorpusValidMatchesValidate(t *testing.T) {
 }
 
 // TestValidateDeterministic runs validation with many errors under map
-// iteration: the sorted output must not change.
+// iteration: the output, order included, must not change.
 func TestValidateDeterministic(t *testing.T) {
 	s := mustCompile(t, featureSchema)
 	bad := decodeValue(t, `{"spec":{"replicas":"x","ratio":true,"name":"X","mode":"C","surge":false,"one":{"a":1,"b":1,"c":1},

@@ -172,6 +172,10 @@ func (g *Generator) Cases() []Case {
 		}
 	}
 
+	if g.opts.MultiErrors > 0 {
+		chosen = append(chosen, g.multiChosen(bases, sites)...)
+	}
+
 	baseRaw := make([][]byte, numBases)
 	for i, b := range bases {
 		baseRaw[i], _ = Marshal(b)
@@ -221,6 +225,32 @@ func (g *Generator) Cases() []Case {
 		out = append(out, cs)
 	}
 	return out
+}
+
+// multiChosen picks Options.MultiErrors candidates of MultiErrorMutations,
+// round-robin over the kinds, with a random source of their own.
+func (g *Generator) multiChosen(bases []map[string]any, sites [][]site) []candidate {
+	byMut := map[string][]candidate{}
+	g.multiCandidates(bases, sites, func(c candidate) { byMut[c.mutation] = append(byMut[c.mutation], c) })
+	r := g.rand(0x5eed0de8)
+	for _, m := range MultiErrorMutations {
+		cs := byMut[m]
+		r.Shuffle(len(cs), func(i, j int) { cs[i], cs[j] = cs[j], cs[i] })
+	}
+	var chosen []candidate
+	for i := 0; len(chosen) < g.opts.MultiErrors; i++ {
+		progress := false
+		for _, m := range MultiErrorMutations {
+			if len(chosen) < g.opts.MultiErrors && i < len(byMut[m]) {
+				chosen = append(chosen, byMut[m][i])
+				progress = true
+			}
+		}
+		if !progress {
+			break
+		}
+	}
+	return chosen
 }
 
 func setName(obj map[string]any, name string) {

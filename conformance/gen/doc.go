@@ -26,7 +26,10 @@
 // breaks at once, int-or-string values, embedded resources with bad
 // metadata, duplicate keys in the raw text, number spellings, malformed root
 // metadata and type meta, and malformed JSON. Each [Case] carries the exact
-// bytes to send.
+// bytes to send. With Options.MultiErrors, Cases also appends cases that
+// break several things at once (see [MultiErrorMutations]), at one value, at
+// sibling values and at different depths, so that the order in which errors
+// are reported shows; the other cases do not change.
 //
 // # Determinism
 //

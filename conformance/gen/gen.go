@@ -30,6 +30,10 @@ type Options struct {
 	Cases int
 	// Namespace of namespaced objects. Default "default".
 	Namespace string
+	// MultiErrors is the number of cases with several errors at once (see
+	// MultiErrorMutations) that Cases appends after the Options.Cases
+	// cases, which stay as they are without them. Default 0.
+	MultiErrors int
 	// SkipStatus leaves the root status out of objects and of mutations:
 	// a create drops it when the version has a status subresource. The
 	// "status" mutation kind still sends one.

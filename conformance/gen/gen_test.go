@@ -267,3 +267,63 @@ func TestSkipStatus(t *testing.T) {
 		t.Errorf("no status mutation case")
 	}
 }
+
+// TestMultiErrors checks that MultiErrors appends cases of every kind of
+// MultiErrorMutations after the cases without it, which do not change, and
+// that most of them have several errors in the server's validation.
+func TestMultiErrors(t *testing.T) {
+	crd := loadCRD(t, []byte(testCRD))
+	plain, _ := New(crd, "v1", Options{})
+	multi, _ := New(crd, "v1", Options{MultiErrors: 40})
+	a, b := plain.Cases(), multi.Cases()
+	if len(b) <= len(a)+20 || len(b) > len(a)+40 {
+		t.Fatalf("Cases() with MultiErrors 40 = %d cases, want %d and 20 to 40 more", len(b), len(a))
+	}
+	for i := range a {
+		if a[i].Name != b[i].Name || !bytes.Equal(a[i].Raw, b[i].Raw) {
+			t.Fatalf("Cases()[%d] = %s %s with MultiErrors, %s %s without", i, b[i].Name, b[i].Raw, a[i].Name, a[i].Raw)
+		}
+	}
+	kinds := map[string]int{}
+	several := 0
+	for _, c := range b[len(a):] {
+		kinds[c.Mutation]++
+		var obj map[string]any
+		if err := json.Unmarshal(c.Raw, &obj); err != nil {
+			t.Fatalf("Case(%s): %v", c.Name, err)
+		}
+		errs := serverValidate(t, crd, "v1", normalizeNumbers(obj).(map[string]any))
+		if len(errs) >= 2 {
+			several++
+		}
+		t.Logf("%s: %d errors", c.Name, len(errs))
+	}
+	for _, m := range MultiErrorMutations {
+		if m != "embedded-schema" && kinds[m] == 0 {
+			t.Errorf("no case for mutation %s", m)
+		}
+	}
+	if n := len(b) - len(a); several*4 < n*3 {
+		t.Errorf("%d of %d cases have several errors, want most", several, n)
+	}
+}
+
+// normalizeNumbers turns encoding/json's float64 integers into int64, as
+// the server decodes them.
+func normalizeNumbers(v any) any {
+	switch x := v.(type) {
+	case float64:
+		if x == float64(int64(x)) {
+			return int64(x)
+		}
+	case map[string]any:
+		for k, e := range x {
+			x[k] = normalizeNumbers(e)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = normalizeNumbers(e)
+		}
+	}
+	return v
+}

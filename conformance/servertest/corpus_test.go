@@ -18,13 +18,17 @@ import (
 	"github.com/crdkit/crdkit/conformance/gen"
 	"github.com/crdkit/crdkit/conformance/oracle"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/server-create.golden")
 
 const (
 	defaultCases = 150
-	goldenFile   = "testdata/server-create.golden"
+	// multiCases is gen's Options.MultiErrors: cases with several errors
+	// at once, after the defaultCases, so that the order of causes shows.
+	multiCases = 30
+	goldenFile = "testdata/server-create.golden"
 )
 
 var modes = []oracle.FieldValidation{oracle.Warn, oracle.Strict, oracle.Ignore}
@@ -116,7 +120,7 @@ func TestServerRecordsCreateVerdicts(t *testing.T) {
 			// A create drops status when there is a status subresource:
 			// spend the cases elsewhere.
 			skipStatus := v.Subresources != nil && v.Subresources.Status != nil
-			g, err := gen.New(crd, v.Name, gen.Options{Cases: nCases, SkipStatus: skipStatus})
+			g, err := gen.New(crd, v.Name, gen.Options{Cases: nCases, MultiErrors: multiCases, SkipStatus: skipStatus})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -128,10 +132,14 @@ func TestServerRecordsCreateVerdicts(t *testing.T) {
 		}
 		start := time.Now()
 		verdicts := runJobs(t, ctx, jobs, workers)
+		order := messageOrder(t, ctx, jobs, verdicts, workers)
 		took := time.Since(start)
 		if ck := loadCrdkit(t, crd); ck != nil {
 			for i := range verdicts {
-				compareCreate(agr, ck, &verdicts[i])
+				compareCreate(agr, ck, &verdicts[i], order[i], func(ours []Cause) bool {
+					v := &verdicts[i]
+					return messageVaries(ctx, jobs[i], v) || upstreamReorders(crd, v.Version, []byte(v.Raw), v.Causes, ours)
+				})
 			}
 		}
 		totalReqs += len(jobs)
@@ -210,29 +218,7 @@ func runJobs(t *testing.T, ctx context.Context, jobs []job, workers int) []Verdi
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				j := jobs[i]
-				rctx, cancel := context.WithTimeout(ctx, time.Minute)
-				// The case's namespace, not the body's, addresses the request:
-				// a body with another namespace must be refused.
-				r, err := srv.Do(rctx, oracle.Request{Op: oracle.OpCreate, DryRun: true, CRD: j.crd, Version: j.version,
-					Namespace: j.c.Namespace, Body: j.c.Raw, FieldValidation: j.mode})
-				cancel()
-				v := Verdict{CRD: j.crd, Version: j.version, Case: j.c.Name, Mutation: j.c.Mutation, Path: j.c.Path, Mode: string(j.mode), Namespace: j.c.Namespace, Raw: string(j.c.Raw), Code: r.Code, Warnings: r.Warnings}
-				if err != nil {
-					v.Code, v.Message = -1, err.Error()
-				}
-				if r.Status != nil {
-					v.Reason, v.Message = string(r.Status.Reason), r.Status.Message
-					if r.Status.Details != nil {
-						for _, c := range r.Status.Details.Causes {
-							v.Causes = append(v.Causes, Cause{c.Field, string(c.Type), c.Message})
-						}
-					}
-				}
-				if r.Object != nil {
-					v.Object = oracle.Normalize(r.Object)
-				}
-				out[i] = v
+				out[i] = send(ctx, jobs[i])
 			}
 		}()
 	}
@@ -242,6 +228,121 @@ func runJobs(t *testing.T, ctx context.Context, jobs []job, workers int) []Verdi
 	close(next)
 	wg.Wait()
 	return out
+}
+
+// The server's order of causes follows Go map iteration in places (the
+// properties of an object, the fields of an embedded resource): a case's
+// message is compared byte for byte only where the server gives the same one
+// every time. Each case refused with several causes is sent resends more
+// times, in the first mode that refused it so; where crdkit's message then
+// differs, up to confirmResends more requests look for another message
+// before the difference counts (a map of up to eight entries reverses two
+// of them in as few as one iteration in eight).
+const (
+	resends        = 9
+	confirmResends = 100
+)
+
+// orderState says how a verdict's message is compared.
+type orderState uint8
+
+const (
+	orderNone     orderState = iota // not a 422 with several causes
+	orderStable                     // the server's message never changed: compared exactly
+	orderUnstable                   // it changed: only the sorted causes are compared
+)
+
+// messageOrder resends the cases refused with several causes and reports,
+// per verdict, whether the server's message for the case is stable: the
+// same, with the same causes in the same order, in every answer and every
+// mode that refused it with several causes.
+func messageOrder(t *testing.T, ctx context.Context, jobs []job, verdicts []Verdict, workers int) []orderState {
+	byCase := map[string][]int{} // version/case -> verdicts refused with several causes
+	var again []job
+	var againCase []string
+	for i, v := range verdicts {
+		if v.Code != 422 || len(v.Causes) < 2 {
+			continue
+		}
+		k := v.Version + "/" + v.Case
+		if byCase[k] == nil {
+			for range resends {
+				again = append(again, jobs[i])
+				againCase = append(againCase, k)
+			}
+		}
+		byCase[k] = append(byCase[k], i)
+	}
+	answers := runJobs(t, ctx, again, workers)
+	varies := map[string]bool{}
+	for k, is := range byCase {
+		first := &verdicts[is[0]]
+		for _, i := range is[1:] {
+			varies[k] = varies[k] || !sameMessage(first, &verdicts[i])
+		}
+	}
+	for j := range answers {
+		k := againCase[j]
+		varies[k] = varies[k] || !sameMessage(&verdicts[byCase[k][0]], &answers[j])
+	}
+	out := make([]orderState, len(verdicts))
+	for k, is := range byCase {
+		for _, i := range is {
+			out[i] = orderStable
+			if varies[k] {
+				out[i] = orderUnstable
+			}
+		}
+	}
+	return out
+}
+
+// messageVaries sends j up to confirmResends times and reports whether the
+// server answers with another message than v's. (upstreamReorders then
+// looks further.)
+func messageVaries(ctx context.Context, j job, v *Verdict) bool {
+	for range confirmResends {
+		r := send(ctx, j)
+		if !sameMessage(v, &r) {
+			return true
+		}
+	}
+	return false
+}
+
+func sameMessage(a, b *Verdict) bool {
+	return a.Code == b.Code && a.Message == b.Message && slices.Equal(a.Causes, b.Causes)
+}
+
+// send sends one job as a dry-run create and records the answer.
+func send(ctx context.Context, j job) Verdict {
+	rctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	// The case's namespace, not the body's, addresses the request: a body
+	// with another namespace must be refused.
+	r, err := srv.Do(rctx, oracle.Request{Op: oracle.OpCreate, DryRun: true, CRD: j.crd, Version: j.version,
+		Namespace: j.c.Namespace, Body: j.c.Raw, FieldValidation: j.mode})
+	v := Verdict{CRD: j.crd, Version: j.version, Case: j.c.Name, Mutation: j.c.Mutation, Path: j.c.Path, Mode: string(j.mode), Namespace: j.c.Namespace, Raw: string(j.c.Raw), Code: r.Code, Warnings: r.Warnings}
+	if err != nil {
+		v.Code, v.Message = -1, err.Error()
+	}
+	if st := r.Status; st != nil {
+		// The oracle sorts the causes; the body has them in the server's order.
+		var raw metav1.Status
+		if json.Unmarshal(r.Body, &raw) == nil && raw.Details != nil && st.Details != nil && len(raw.Details.Causes) == len(st.Details.Causes) {
+			st = &raw
+		}
+		v.Reason, v.Message = string(st.Reason), st.Message
+		if st.Details != nil {
+			for _, c := range st.Details.Causes {
+				v.Causes = append(v.Causes, Cause{c.Field, string(c.Type), c.Message})
+			}
+		}
+	}
+	if r.Object != nil {
+		v.Object = oracle.Normalize(r.Object)
+	}
+	return v
 }
 
 // checkModes asserts how the three field-validation modes relate: Warn and

@@ -11,6 +11,14 @@
 // default 150), CRDKIT_CONFORMANCE_WORKERS (default 8), CRDKIT_RECORD_DIR
 // (write every verdict as JSON lines there), CRDKIT_ORACLE_VERBOSE.
 //
+// Refusals with several causes are compared byte for byte, message and
+// causes in order, where the server's message is stable: each such case is
+// sent 10 times in all, and only where the server's message changes (its
+// order follows map iteration) are the causes compared sorted
+// (create-message-exact, lint-message-exact). Before a difference counts,
+// up to 100 more requests and 3000 runs of the server's validation code in
+// this process look for the other order.
+//
 // testdata/server-create.golden counts the verdicts (code and reason) per
 // CRD, version and mode, and per mutation kind; it is compared when the
 // default case count is used and rewritten with -update (needed after a

@@ -7,9 +7,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/crdkit/crdkit/internal/corpus"
@@ -143,7 +145,8 @@ func sortCauses(cs []cause) []cause {
 	return cs
 }
 
-// upstream runs the server's OpenAPI validation and list-type checks.
+// upstream runs the server's OpenAPI validation and list-type checks, and
+// returns the causes in the server's order.
 func upstream(tg *target, obj any) (cs []cause, err error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -162,11 +165,11 @@ func fieldCauses(errs field.ErrorList) []cause {
 	for _, e := range errs {
 		cs = append(cs, cause{e.Field, string(e.Type), e.ErrorBody()})
 	}
-	return sortCauses(cs)
+	return cs
 }
 
 // ours runs crdkit's validation and list-type checks, and checks that Valid
-// agrees with Validate.
+// agrees with Validate. The causes are in crdkit's order.
 func ours(tg *target, obj any, listTypes bool) ([]cause, error) {
 	errs := tg.ours.Validate(obj, nil, nil)
 	if valid := tg.ours.Valid(obj); valid != (len(errs) == 0) {
@@ -179,8 +182,19 @@ func ours(tg *target, obj any, listTypes bool) ([]cause, error) {
 	for _, e := range errs {
 		cs = append(cs, cause{e.Field, string(e.Type), e.Body()})
 	}
-	return sortCauses(cs), nil
+	return cs, nil
 }
+
+// Upstream's order of causes follows Go map iteration in places (the
+// properties of an object), and a map of up to eight entries reverses two
+// of them in as few as one iteration in eight. A case's order counts as
+// stable when orderRuns runs of upstream give the same one; where crdkit's
+// order then differs, up to confirmRuns more runs look for another order
+// before the difference counts as a disagreement.
+const (
+	orderRuns   = 10
+	confirmRuns = 300
+)
 
 // tally counts the cases of one source.
 type tally struct {
@@ -188,6 +202,48 @@ type tally struct {
 	invalid, causes   int            // cases upstream refuses, and their causes
 	types             map[string]int // causes by type, for the report
 	differ            []string
+
+	// Cases with several causes that agree once sorted: those whose order
+	// upstream keeps (ordered), those of them where crdkit's order is the
+	// same (orderAgree), and those whose order upstream changes between
+	// runs (unstable). With orderWorkers, checkOrder runs on other
+	// goroutines and mu guards these counts and differ.
+	ordered, orderAgree, unstable int
+	orders                        chan orderJob
+	wg                            sync.WaitGroup
+	mu                            sync.Mutex
+}
+
+// orderJob is a case whose order of causes is to be checked.
+type orderJob struct {
+	tg      *target
+	name    string
+	obj     any // not modified afterwards
+	up, got []cause
+}
+
+// orderWorkers makes checkOrder run on one goroutine per CPU, until
+// waitOrders: running upstream again and again is most of the cost of the
+// order comparison. The server's validator is safe for concurrent use.
+func (tl *tally) orderWorkers() {
+	tl.orders = make(chan orderJob)
+	for range runtime.GOMAXPROCS(0) {
+		tl.wg.Go(func() {
+			for j := range tl.orders {
+				tl.checkOrder(j)
+			}
+		})
+	}
+}
+
+// waitOrders waits for the order checks sent so far.
+func (tl *tally) waitOrders() {
+	if tl.orders != nil {
+		close(tl.orders)
+		tl.wg.Wait()
+		tl.orders = nil
+	}
+	slices.Sort(tl.differ)
 }
 
 // check compares both implementations on obj and records the verdict.
@@ -209,8 +265,16 @@ func (tl *tally) check(tg *target, name string, obj any) {
 		}
 	}
 	got, err := ours(tg, obj, tg.structural != nil)
-	if err == nil && slices.Equal(up, got) {
+	if err == nil && slices.Equal(sortCauses(slices.Clone(up)), sortCauses(slices.Clone(got))) {
 		tl.agree++
+		if len(up) >= 2 {
+			j := orderJob{tg, name, obj, up, got}
+			if tl.orders != nil {
+				tl.orders <- j
+			} else {
+				tl.checkOrder(j)
+			}
+		}
 		return
 	}
 	in, _ := json.Marshal(obj)
@@ -218,8 +282,40 @@ func (tl *tally) check(tg *target, name string, obj any) {
 	if err != nil {
 		msg += " crdkit:   " + err.Error() + "\n"
 	}
-	msg += " upstream: " + joinCauses(up) + "\n crdkit:   " + joinCauses(got)
+	msg += " upstream: " + joinCauses(sortCauses(up)) + "\n crdkit:   " + joinCauses(sortCauses(got))
 	tl.differ = append(tl.differ, msg)
+}
+
+// checkOrder compares the order of the causes where upstream's is stable.
+func (tl *tally) checkOrder(j orderJob) {
+	varies := func(runs int) bool {
+		for range runs {
+			again, err := upstream(j.tg, j.obj)
+			if err != nil || !slices.Equal(again, j.up) {
+				return true
+			}
+		}
+		return false
+	}
+	unstable := varies(orderRuns - 1)
+	same := slices.Equal(j.up, j.got)
+	if !unstable && !same {
+		unstable = varies(confirmRuns)
+	}
+	tl.mu.Lock()
+	defer tl.mu.Unlock()
+	switch {
+	case unstable:
+		tl.unstable++
+	case same:
+		tl.ordered++
+		tl.orderAgree++
+	default:
+		tl.ordered++
+		in, _ := json.Marshal(j.obj)
+		tl.differ = append(tl.differ, fmt.Sprintf("%s %s: order of causes\n input:    %s\n upstream: %s\n crdkit:   %s",
+			j.tg.name, j.name, truncate(string(in)), joinCauses(j.up), joinCauses(j.got)))
+	}
 }
 
 func joinCauses(cs []cause) string {
@@ -266,17 +362,24 @@ func TestValidateAgrees(t *testing.T) {
 		{"mutated", func(t *testing.T, tl *tally) { mutated(t, targets, tl) }},
 		{"jsonschema-suite", func(t *testing.T, tl *tally) { suite(t, tl) }},
 	}
-	var total, agree, invalid, causes int
+	var total, agree, invalid, causes, ordered, orderAgree, unstable int
 	types := map[string]int{}
 	var parts []string
 	for _, src := range sources {
 		tl := &tally{}
 		t.Run(src.name, func(t *testing.T) {
-			src.run(t, tl)
+			tl.orderWorkers()
+			func() {
+				defer tl.waitOrders()
+				src.run(t, tl)
+			}()
 			tl.report(t, src.name)
 		})
 		total += tl.n
 		agree += tl.agree
+		ordered += tl.ordered
+		orderAgree += tl.orderAgree
+		unstable += tl.unstable
 		invalid += tl.invalid
 		causes += tl.causes
 		for k, n := range tl.types {
@@ -290,6 +393,7 @@ func TestValidateAgrees(t *testing.T) {
 	}
 	fmt.Printf("conformance: validate %d/%d cases agree (%s; %d CRD versions; %d cases invalid upstream with %d causes)\n",
 		agree, total, strings.Join(parts, ", "), len(targets), invalid, causes)
+	fmt.Printf("conformance: validate-order-exact %d/%d (%d unstable)\n", orderAgree, ordered, unstable)
 	names := make([]string, 0, len(types))
 	for k := range types {
 		names = append(names, k)
@@ -324,7 +428,7 @@ func corpusObjects(t *testing.T, targets []*target, tl *tally) {
 // turn, wrong types, int-or-string values, list duplicates and more.
 func generated(t *testing.T, targets []*target, tl *tally) {
 	for _, tg := range targets {
-		g, err := gen.New(tg.crd, tg.version, gen.Options{Cases: 150})
+		g, err := gen.New(tg.crd, tg.version, gen.Options{Cases: 150, MultiErrors: 60})
 		if err != nil {
 			t.Errorf("%s: %v", tg.name, err)
 			continue
@@ -651,6 +755,14 @@ var fuzzSeeds = [][2]string{
 	{`{"type":"object","properties":{"tags":{"type":"array","x-kubernetes-list-type":"set","items":{}}}}`, `{"tags":[{"a":1},{"a":1.0},[1,"x"],[1,"x"],null,null,1,1.0]}`},
 	{`{"type":"object","properties":{"byName":{"type":"array","x-kubernetes-list-type":"map","x-kubernetes-list-map-keys":["name"],"items":{"type":"object"}}}}`, `{"byName":[{"name":"x"},{"name":"x","v":1},{},null,{"name":null},{"name":null}]}`},
 	{`{"type":"object","properties":{"byName":{"type":"array","x-kubernetes-list-type":"map","x-kubernetes-list-map-keys":["name"],"items":{"type":"object"}}}}`, `{"byName":[{"name":"x"},{"name":"x"},"s",3]}`},
+	// The order of causes (schema's TestValidate).
+	{`{"type":"object","properties":{"l":{"type":"array","maxItems":1,"items":{"type":"string","minLength":2}}}}`, `{"l":["a","bb",3]}`},
+	{`{"type":"object","properties":{"s":{"type":"string","allOf":[{"minLength":3}]}}}`, `{"s":"ab"}`},
+	{`{"type":"object","required":["z"],"properties":{"z":{},"m":{"type":"string"},"b":{"type":"string"},"k":{"type":"object","required":["x"]},"a":{"type":"integer","minimum":1},"q":{"type":"string"},"c":{"type":"string"},"d":{"type":"string"},"e":{"type":"string"}}}`, `{"q":1,"m":1,"k":{},"e":1,"b":1,"a":0,"d":1,"c":1}`},
+	{`{"type":"object","properties":{"a":{"type":"string"}},"additionalProperties":false}`, `{"z":1,"a":1,"b":2}`},
+	{`{"type":"object","additionalProperties":{"type":"object","required":["v"],"properties":{"v":{"type":"string"}}}}`, `{"y":{"v":1},"x":{},"w":{"v":"ok"},"b":{"v":2}}`},
+	{`{"type":"object","properties":{"k":{"type":"object","required":["x"],"properties":{"c":{"type":"object","required":["y"]}}}}}`, `{"k":{"c":{}}}`},
+	{`{"type":"object","properties":{"tags":{"type":"array","x-kubernetes-list-type":"set","maxItems":2,"items":{"type":"string","maxLength":1}}}}`, `{"tags":["a","bb","a","a"]}`},
 }
 
 // suiteSeeds returns every (schema, value) pair of the JSON-Schema-Test-Suite
