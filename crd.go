@@ -400,3 +400,7 @@ func holdsNull(v any) bool {
 	}
 	return false
 }
+
+// Rules is the version's compiled x-kubernetes-validations rules, nil when
+// it has none (a nil Validator accepts everything).
+func (v *Version) Rules() *rules.Validator { return v.rules }

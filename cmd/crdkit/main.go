@@ -27,6 +27,7 @@ commands:
   versions  list a CRD's versions in priority order
   openapi   print the OpenAPI v3 or v2 the server publishes for CRDs
   explain   print what kubectl explain prints for a custom resource
+  bench     measure crdkit's throughput on your objects, step by step
 
 Run "crdkit <command> -h" for the flags of a command.
 `
@@ -50,6 +51,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return get(args[1:], stdout, stderr)
 	case "versions":
 		return versions(args[1:], stdout, stderr)
+	case "bench":
+		return bench(args[1:], stdout, stderr)
 	case "openapi":
 		return openapiCmd(args[1:], stdout, stderr)
 	case "explain":

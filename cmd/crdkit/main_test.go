@@ -304,3 +304,31 @@ func TestValidateManyDocuments(t *testing.T) {
 		}
 	}
 }
+
+func TestBench(t *testing.T) {
+	code, out, errs := runCLI(t, "bench", "--duration", "20ms", "-o", "json", "../../examples/crontab/")
+	if code != 0 {
+		t.Fatalf("exit = %d\n%s", code, errs)
+	}
+	var doc struct {
+		Objects int          `json:"objects"`
+		Results []stepResult `json:"results"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("output is not JSON: %v\n%s", err, out)
+	}
+	steps := map[string]bool{}
+	for _, r := range doc.Results {
+		steps[r.Step] = true
+		if r.Objects <= 0 || r.ObjectsPerSec <= 0 || r.Cores < 1 {
+			t.Errorf("result %+v: nothing measured", r)
+		}
+	}
+	// The CronTab example has no CEL rules: no cel step.
+	if doc.Objects != 1 || !steps["prune"] || !steps["default"] || !steps["validate"] || !steps["create"] || steps["cel"] {
+		t.Errorf("bench = %d objects, steps %v", doc.Objects, steps)
+	}
+	if code, _, _ := runCLI(t, "bench", "../../examples/objects/"); code != 2 {
+		t.Errorf("bench without a CRD for the objects = %d, want 2", code)
+	}
+}
