@@ -5,6 +5,7 @@
 # documents. Not part of CI: it installs kubectl-validate with go install.
 #
 #   benchmarks/cli.sh [OBJECTS]        # default 9000
+#   KUBECTL_VALIDATE=/path/to/kubectl-validate benchmarks/cli.sh   # skip the install
 #
 # Needs the corpus (../shared/corpus or CRDKIT_CORPUS). Prints wall times,
 # peak RSS, the speed-up and the verdicts that differ.
@@ -19,22 +20,24 @@ go build -o "$work/crdkit" ./cmd/crdkit
 (cd conformance && go run ./cmd/workload -out "$work/wl" -objects "$n" -format json)
 (cd conformance && go run ./cmd/workload -out "$work/wl-small" -objects 1000 -format json) > /dev/null
 
-if [ ! -x "$work/bin/kubectl-validate" ]; then
+kv=${KUBECTL_VALIDATE:-}
+if [ -z "$kv" ]; then
   echo "== installing kubectl-validate v0.0.4"
   GOBIN="$work/bin" go install sigs.k8s.io/kubectl-validate@v0.0.4
+  kv="$work/bin/kubectl-validate"
 fi
 
 timeit() { # label, command...
   local label=$1; shift
   /usr/bin/time -f "$label: %e s wall, %U s user, %M KB peak RSS" "$@" > "$work/$label.out" 2> "$work/$label.err" || true
-  tail -1 "$work/$label.err"
+  grep "^$label: " "$work/$label.err"
 }
 
 echo "== timings (same machine, one after the other)"
 timeit crdkit "$work/crdkit" validate --field-validation Strict --crds "$work/wl/crds" -o json "$work/wl/objects"
 GOMAXPROCS=1 timeit crdkit-1core "$work/crdkit" validate --field-validation Strict --crds "$work/wl/crds" -o json "$work/wl/objects"
 timeit crdkit-1000 "$work/crdkit" validate --field-validation Strict --crds "$work/wl-small/crds" -o json "$work/wl-small/objects"
-timeit kubectl-validate "$work/bin/kubectl-validate" --local-crds "$work/wl/crds" --output json "$work/wl/objects"
+timeit kubectl-validate "$kv" --local-crds "$work/wl/crds" --output json "$work/wl/objects"
 
 echo "== verdicts (accepted or refused, per object file)"
 (cd benchmarks && go run ./cmd/cliverdicts "$work/crdkit.out" "$work/kubectl-validate.out")
