@@ -239,10 +239,10 @@ func runJobs(t *testing.T, ctx context.Context, jobs []job, workers int) []Verdi
 // differs, up to confirmResends more requests look for another message
 // before the difference counts (a map of up to eight entries reverses two
 // of them in as few as one iteration in eight).
-const (
-	resends        = 9
-	confirmResends = 100
-)
+// CRDKIT_ORDER_RUNS sets the number of sends in all (default 10).
+const confirmResends = 100
+
+var resends = envInt("CRDKIT_ORDER_RUNS", 10) - 1
 
 // orderState says how a verdict's message is compared.
 type orderState uint8
