@@ -9,7 +9,8 @@
 // Environment: CRDKIT_CORPUS (corpus root; default ../../../shared/corpus
 // from this directory), CRDKIT_CONFORMANCE_CASES (cases per CRD version,
 // default 150), CRDKIT_CONFORMANCE_WORKERS (default 8), CRDKIT_RECORD_DIR
-// (write every verdict as JSON lines there), CRDKIT_ORACLE_VERBOSE.
+// (write every verdict as JSON lines there), CRDKIT_ORDER_RUNS (sends of a
+// case refused with several causes, default 10), CRDKIT_ORACLE_VERBOSE.
 //
 // Refusals with several causes are compared byte for byte, message and
 // causes in order, where the server's message is stable: each such case is

@@ -20,7 +20,8 @@
 // where it changes (it follows map iteration), only the sorted causes are
 // compared. A map of up to eight entries reverses two of them in as few as
 // one iteration in eight, so before a different order from crdkit counts,
-// up to 300 more runs of upstream look for another order.
+// up to 300 more runs of upstream look for another order. CRDKIT_ORDER_RUNS
+// sets the number of runs (default 10).
 //
 // The package has no API; its tests are the product. Run them with
 //

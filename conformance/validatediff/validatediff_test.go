@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -191,10 +192,20 @@ func ours(tg *target, obj any, listTypes bool) ([]cause, error) {
 // stable when orderRuns runs of upstream give the same one; where crdkit's
 // order then differs, up to confirmRuns more runs look for another order
 // before the difference counts as a disagreement.
+// CRDKIT_ORDER_RUNS overrides orderRuns.
 const (
-	orderRuns   = 10
-	confirmRuns = 300
+	orderRunsDefault = 10
+	confirmRuns      = 300
 )
+
+var orderRuns = orderRunsFromEnv()
+
+func orderRunsFromEnv() int {
+	if n, err := strconv.Atoi(os.Getenv("CRDKIT_ORDER_RUNS")); err == nil && n >= 2 {
+		return n
+	}
+	return orderRunsDefault
+}
 
 // tally counts the cases of one source.
 type tally struct {
