@@ -16,9 +16,11 @@
 //
 // Lint and CRD.Lint return the field errors of the server's 422 response for
 // a CRD, byte for byte: the same field paths, error types and messages. The
-// order of the causes follows the server's code; where the server's order
-// depends on Go map iteration, crdkit walks properties in sorted order, so
-// compare sorted lists. Load returns the same errors as an
+// causes of a CRD's and of an object's 422 come in the server's order
+// wherever the server's order is fixed; where the server follows Go map
+// iteration (the properties of an object, the rules of sibling nodes),
+// crdkit uses a fixed order of its own (package schema's doc says which), so
+// its output is deterministic. Load returns the same errors as an
 // *apierrors.StatusError whose Status() is what the server answers.
 //
 // Version.CreateJSON (and Create, for a decoded object) answers what a
