@@ -1,16 +1,13 @@
 package servertest
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/crdkit/crdkit/conformance/oracle"
 )
@@ -112,26 +109,11 @@ func TestLintCELAgreesWithServer(t *testing.T) {
 		t.Fatal("no corpus CRD has x-kubernetes-validations rules")
 	}
 
-	results := make([]oracle.Result, len(cases))
-	errs := make([]error, len(cases))
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for range envInt("CRDKIT_CONFORMANCE_WORKERS", 8) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				rctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-				results[i], errs[i] = srv.CreateCRDRaw(rctx, []byte(cases[i].json), oracle.CreateCRDOptions{DryRun: true})
-				cancel()
-			}
-		}()
+	bodies := make([][]byte, len(cases))
+	for i, c := range cases {
+		bodies[i] = []byte(c.json)
 	}
-	for i := range cases {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	results, errs := dryRunCRDs(bodies)
 
 	agr := newAgreement()
 	defer agr.report(t)

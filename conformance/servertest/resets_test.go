@@ -318,27 +318,11 @@ func TestLintResetsAndUndecodable(t *testing.T) {
 		}
 	}
 
-	// CRD creates are slow (about 100 ms): send them from several workers.
-	results := make([]oracle.Result, len(cases))
-	errs := make([]error, len(cases))
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for range envInt("CRDKIT_CONFORMANCE_WORKERS", 8) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				rctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-				results[i], errs[i] = srv.CreateCRDRaw(rctx, []byte(cases[i].json), oracle.CreateCRDOptions{DryRun: true})
-				cancel()
-			}
-		}()
+	bodies := make([][]byte, len(cases))
+	for i, c := range cases {
+		bodies[i] = []byte(c.json)
 	}
-	for i := range cases {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	results, errs := dryRunCRDs(bodies)
 
 	agr := newAgreement()
 	defer agr.report(t)
@@ -459,4 +443,31 @@ func pathString(p []any) string {
 		}
 	}
 	return strings.TrimPrefix(b.String(), ".")
+}
+
+// dryRunCRDs sends each CRD document as a dry-run CRD create, from several
+// workers (a CRD create takes about 100 ms), and returns the answers in
+// order.
+func dryRunCRDs(docs [][]byte) ([]oracle.Result, []error) {
+	results := make([]oracle.Result, len(docs))
+	errs := make([]error, len(docs))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range envInt("CRDKIT_CONFORMANCE_WORKERS", 8) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				rctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+				results[i], errs[i] = srv.CreateCRDRaw(rctx, docs[i], oracle.CreateCRDOptions{DryRun: true})
+				cancel()
+			}
+		}()
+	}
+	for i := range docs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return results, errs
 }
