@@ -1,0 +1,78 @@
+package docs
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestSplit(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		in    string
+		want  []string // JSON of each document
+		lines []int
+		err   string // the error's text, when Split fails
+	}{
+		{"one YAML document", "a: 1\n", []string{`{"a":1}`}, []int{1}, ""},
+		{"separators, comments and empty documents", "# head\n---\na: 1\n---\n# only a comment\n---\n\n---  # trailing\nb: x\n", []string{`{"a":1}`, `{"b":"x"}`}, []int{3, 9}, ""},
+		{"null documents are skipped", "~\n---\nnull\n---\na: 1\n", []string{`{"a":1}`}, []int{5}, ""},
+		{"JSON kept byte for byte (duplicate keys reach the decoder)", `{"a":1,"a":2}`, []string{`{"a":1,"a":2}`}, []int{1}, ""},
+		{"CRLF separators", "a: 1\r\n---\r\nb: 2\r\n", []string{`{"a":1}`, `{"b":2}`}, []int{1, 3}, ""},
+		{"YAML error with its line", "a: 1\n---\nb: 2\n  c: : d\n", []string{`{"a":1}`}, nil, "f.yaml:4: invalid YAML"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			docs, err := Split("f.yaml", []byte(tc.in))
+			if tc.err != "" {
+				var de *Error
+				if err == nil || !errors.As(err, &de) || !strings.HasPrefix(err.Error(), tc.err) {
+					t.Fatalf("Split(%q) error = %v, want %s...", tc.in, err, tc.err)
+				}
+			} else if err != nil {
+				t.Fatalf("Split(%q) = %v", tc.in, err)
+			}
+			if len(docs) != len(tc.want) {
+				t.Fatalf("Split(%q) = %d documents, want %d", tc.in, len(docs), len(tc.want))
+			}
+			for i, d := range docs {
+				if string(d.JSON) != tc.want[i] || d.Index != i || (tc.lines != nil && d.Line != tc.lines[i]) {
+					t.Errorf("document %d = %s (index %d, line %d), want %s (index %d, line %d)", i, d.JSON, d.Index, d.Line, tc.want[i], i, tc.lines[i])
+				}
+			}
+		})
+	}
+}
+
+func TestFiles(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"b.yaml", "a.json", "c.yml", "notes.txt", "sub/d.YAML"} {
+		p := filepath.Join(dir, f)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("a: 1\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files, err := Files([]string{dir, filepath.Join(dir, "notes.txt"), Stdin})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range files {
+		rel, _ := filepath.Rel(dir, f.Path)
+		if f.Path == Stdin {
+			rel = Stdin
+		}
+		got = append(got, rel+map[bool]string{true: "!", false: ""}[f.Explicit])
+	}
+	want := "a.json b.yaml c.yml sub/d.YAML notes.txt! -!"
+	if strings.Join(got, " ") != want {
+		t.Errorf("Files = %s, want %s", strings.Join(got, " "), want)
+	}
+	if _, err := Files([]string{filepath.Join(dir, "missing")}); err == nil {
+		t.Error("Files of a missing path: no error")
+	}
+}
