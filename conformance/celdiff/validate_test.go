@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -22,6 +21,7 @@ import (
 	kjson "sigs.k8s.io/json"
 
 	"github.com/crdkit/crdkit/conformance/gen"
+	"github.com/crdkit/crdkit/conformance/internal/diffreport"
 	"github.com/crdkit/crdkit/internal/corpus"
 	"github.com/crdkit/crdkit/rules"
 	"github.com/crdkit/crdkit/schema"
@@ -211,22 +211,12 @@ func (tl *tally) check(tg *target, name string, obj any) {
 		tg.name, name, truncate(string(in)), up, got))
 }
 
-func truncate(s string) string {
-	if len(s) > 600 && os.Getenv("CRDKIT_FULL_INPUT") == "" {
-		return s[:600] + "..."
-	}
-	return s
-}
+func truncate(s string) string { return diffreport.Truncate(s) }
 
+// report fails the test for the first disagreements.
 func (tl *tally) report(t *testing.T, label string) {
 	t.Helper()
-	for i, d := range tl.differ {
-		if i == 15 {
-			t.Errorf("%s: %d more disagreements", label, len(tl.differ)-15)
-			break
-		}
-		t.Errorf("%s: %s", label, d)
-	}
+	diffreport.Fail(t, label, tl.differ)
 }
 
 // TestValidateAgrees compares rules.Validator.Validate with the server's CEL

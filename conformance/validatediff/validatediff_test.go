@@ -15,6 +15,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/crdkit/crdkit/conformance/internal/diffreport"
 	"github.com/crdkit/crdkit/internal/corpus"
 
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
@@ -340,23 +341,12 @@ func joinCauses(cs []cause) string {
 	return strings.Join(parts, "\n           ")
 }
 
-func truncate(s string) string {
-	if len(s) > 600 && os.Getenv("CRDKIT_FULL_INPUT") == "" {
-		return s[:600] + "..."
-	}
-	return s
-}
+func truncate(s string) string { return diffreport.Truncate(s) }
 
 // report fails the test for the first disagreements.
 func (tl *tally) report(t *testing.T, label string) {
 	t.Helper()
-	for i, d := range tl.differ {
-		if i == 15 {
-			t.Errorf("%s: %d more disagreements", label, len(tl.differ)-15)
-			break
-		}
-		t.Errorf("%s: %s", label, d)
-	}
+	diffreport.Fail(t, label, tl.differ)
 }
 
 // TestValidateAgrees compares both implementations on the corpus objects,
