@@ -257,7 +257,7 @@ func (u *updateRequest) checkResourceVersion() {
 	}
 	if n == 0 {
 		gk := runtimeschema.GroupKind{Group: u.v.crd.Group(), Kind: u.v.crd.v1.Spec.Names.Plural}
-		u.fail(apierrors.NewInvalid(gk, u.name, field.ErrorList{field.Invalid(field.NewPath("metadata", "resourceVersion"), n, "must be specified for an update")}))
+		u.fail(newInvalid(gk, u.name, field.ErrorList{field.Invalid(field.NewPath("metadata", "resourceVersion"), n, "must be specified for an update")}))
 		return
 	}
 	live, err := parseResourceVersion(u.oldMeta.ResourceVersion)

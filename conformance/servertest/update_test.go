@@ -82,21 +82,14 @@ func createLive(t *testing.T, crd *apiextensionsv1.CustomResourceDefinition, ver
 	if base == nil {
 		return nil, func() {}
 	}
-	md, _ := base["metadata"].(map[string]any)
-	if md == nil {
-		md = map[string]any{}
-		base["metadata"] = md
-	}
-	delete(md, "generateName")
-	md["name"] = name
-	body, _ := json.Marshal(base)
+	return createObject(t, crd, version, ns, name, base)
+}
+
+// getLive GETs an object and returns it decoded as the server decodes (integers
+// as int64), with a function that deletes it.
+func getLive(t *testing.T, crd *apiextensionsv1.CustomResourceDefinition, version, ns, name string) (map[string]any, func()) {
 	rctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cr, err := srv.Do(rctx, oracle.Request{Op: oracle.OpCreate, CRD: crd.Name, Version: version, Namespace: ns, Body: body, FieldValidation: oracle.Ignore})
-	if err != nil || cr.Code != 201 {
-		t.Logf("%s %s: create of the live object: %v %d %v", crd.Name, version, err, cr.Code, cr.Status)
-		return nil, func() {}
-	}
 	gr, err := srv.Do(rctx, oracle.Request{Op: oracle.OpGet, CRD: crd.Name, Version: version, Namespace: ns, Name: name})
 	if err != nil || gr.Code != 200 {
 		t.Fatalf("%s %s: get of the live object: %v %d", crd.Name, version, err, gr.Code)
@@ -244,12 +237,21 @@ func changedValue(v any) any {
 // compareUpdate sends one dry-run update to the server and compares it
 // with crdkit's.
 func compareUpdate(t *testing.T, agr *agreement, ck *crdkit.CRD, crd *apiextensionsv1.CustomResourceDefinition, version string, live map[string]any, uc updateCase, mode oracle.FieldValidation, status bool) {
+	compareUpdateAs(t, agr, "", ck, crd, version, live, uc, mode, status)
+}
+
+// compareUpdateAs is compareUpdate with the capabilities named
+// update-<what>-... and status-update-<what>-... when what is not empty.
+func compareUpdateAs(t *testing.T, agr *agreement, what string, ck *crdkit.CRD, crd *apiextensionsv1.CustomResourceDefinition, version string, live map[string]any, uc updateCase, mode oracle.FieldValidation, status bool) {
 	lmd, _ := live["metadata"].(map[string]any)
 	name, _ := lmd["name"].(string)
 	ns, _ := lmd["namespace"].(string)
 	op, capability := oracle.OpUpdate, "update"
 	if status {
 		op, capability = oracle.OpUpdateStatus, "status-update"
+	}
+	if what != "" {
+		capability += "-" + what
 	}
 	rctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	sr, err := srv.Do(rctx, oracle.Request{Op: op, DryRun: true, CRD: crd.Name, Version: version, Namespace: ns, Name: name, Body: uc.body, FieldValidation: mode})
