@@ -371,7 +371,9 @@ func ratchetUpdates(live map[string]any, s site) []updateCase {
 		body, _ := json.Marshal(obj)
 		out = append(out, updateCase{name: s.kind + "/" + name + pathString(s.path), body: body})
 	}
-	add("kept", func(obj map[string]any) { setLabel(obj["metadata"].(map[string]any), "crdkit.example.com/ratchet", "kept") })
+	add("kept", func(obj map[string]any) {
+		setLabel(obj["metadata"].(map[string]any), "crdkit.example.com/ratchet", "kept")
+	})
 	add("no-op", func(obj map[string]any) {})
 	if s.changed != nil {
 		add("changed", func(obj map[string]any) { setAt(obj, s.path, s.changed) })
@@ -380,8 +382,12 @@ func ratchetUpdates(live map[string]any, s site) []updateCase {
 		add("fixed", func(obj map[string]any) { setAt(obj, s.path, s.fixed) })
 	}
 	if _, ok := s.path[len(s.path)-1].(string); ok {
-		add("removed", func(obj map[string]any) { delete(getAt(obj, s.path[:len(s.path)-1]).(map[string]any), s.path[len(s.path)-1].(string)) })
+		add("removed", func(obj map[string]any) {
+			delete(getAt(obj, s.path[:len(s.path)-1]).(map[string]any), s.path[len(s.path)-1].(string))
+		})
 	}
-	add("annotation", func(obj map[string]any) { obj["metadata"].(map[string]any)["annotations"] = map[string]any{"crdkit": "x"} })
+	add("annotation", func(obj map[string]any) {
+		obj["metadata"].(map[string]any)["annotations"] = map[string]any{"crdkit": "x"}
+	})
 	return out
 }
