@@ -162,13 +162,14 @@ func toFieldErrors(in schema.ErrorList) field.ErrorList {
 // validateUpdate is the strategy's validation of an update
 // (customResourceStrategy.ValidateUpdate, research/upstream.md §2.7), one
 // group of checks per line in the server's order, with ratcheting against
-// old.
-func (v *Version) validateUpdate(obj, old map[string]any, meta, oldMeta *metav1.ObjectMeta, metaErrs field.ErrorList) field.ErrorList {
+// old. The warnings are those of ratcheted rule failures.
+func (v *Version) validateUpdate(obj, old map[string]any, meta, oldMeta *metav1.ObjectMeta, metaErrs field.ErrorList) (field.ErrorList, []string) {
 	c := v.correlate(obj, old)
 	errs := v.validateObjectUpdate(obj, old, meta, oldMeta, metaErrs, c)
 	errs = append(errs, v.validateEmbedded(obj)...)
 	errs = append(errs, v.validateListTypesUpdate(obj, old)...)
-	return append(errs, v.validateRulesUpdate(obj, old, errs)...)
+	ruleErrs, warnings := v.validateRulesUpdate(obj, old, errs)
+	return append(errs, ruleErrs...), warnings
 }
 
 // validateStatusUpdate is the status strategy's validation
@@ -176,7 +177,7 @@ func (v *Version) validateUpdate(obj, old map[string]any, meta, oldMeta *metav1.
 // metadata, status alone against its schema, the status scale path, list
 // types counted only when new has errors and old had none, then the rules
 // on the whole object. Embedded resources are not checked.
-func (v *Version) validateStatusUpdate(obj, old map[string]any, meta, oldMeta *metav1.ObjectMeta, metaErrs field.ErrorList) field.ErrorList {
+func (v *Version) validateStatusUpdate(obj, old map[string]any, meta, oldMeta *metav1.ObjectMeta, metaErrs field.ErrorList) (field.ErrorList, []string) {
 	var errs field.ErrorList
 	if errs = v.validateTypeMeta(obj); len(errs) == 0 {
 		errs = v.validateMetaUpdate(meta, oldMeta, metaErrs)
@@ -196,7 +197,8 @@ func (v *Version) validateStatusUpdate(obj, old map[string]any, meta, oldMeta *m
 			errs = append(errs, toFieldErrors(newErrs)...)
 		}
 	}
-	return append(errs, v.validateRulesUpdate(obj, old, errs)...)
+	ruleErrs, warnings := v.validateRulesUpdate(obj, old, errs)
+	return append(errs, ruleErrs...), warnings
 }
 
 // correlate pairs obj with old for ratcheting, or nil without a schema.
@@ -241,14 +243,14 @@ func (v *Version) validateListTypesUpdate(obj, old map[string]any) field.ErrorLi
 
 // validateRulesUpdate evaluates the x-kubernetes-validations rules of an
 // update (transition rules with old's values, ratcheting of unchanged
-// values), unless errs holds a blocking error.
-func (v *Version) validateRulesUpdate(obj, old map[string]any, errs field.ErrorList) field.ErrorList {
+// values, whose failures are warnings), unless errs holds a blocking error.
+func (v *Version) validateRulesUpdate(obj, old map[string]any, errs field.ErrorList) (field.ErrorList, []string) {
 	if v.rules == nil {
-		return nil
+		return nil, nil
 	}
 	if blocking(errs) {
-		return field.ErrorList{field.Invalid(nil, nil, "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation")}
+		return field.ErrorList{field.Invalid(nil, nil, "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation")}, nil
 	}
-	ruleErrs, _ := v.rules.Validate(obj, rules.RuntimeBudget) // TODO(issue 14): rules.ValidateUpdate once it lands
-	return ruleErrs
+	ruleErrs, warnings, _ := v.rules.ValidateUpdate(obj, old, rules.RuntimeBudget)
+	return ruleErrs, warnings
 }

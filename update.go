@@ -417,12 +417,16 @@ func (u *updateRequest) validateUpdate() {
 	}
 	u.meta, u.metaErrs = objectmeta.FromUnstructured(u.obj)
 	errs := objectmeta.ValidateCommonUpdate(u.meta, u.oldMeta, u.v.crd.Namespaced())
+	var strategyErrs field.ErrorList
+	var warnings []string
 	if u.status {
-		errs = append(errs, u.v.validateStatusUpdate(u.obj, u.old, u.meta, u.oldMeta, u.metaErrs)...)
+		strategyErrs, warnings = u.v.validateStatusUpdate(u.obj, u.old, u.meta, u.oldMeta, u.metaErrs)
 	} else {
-		errs = append(errs, u.v.validateUpdate(u.obj, u.old, u.meta, u.oldMeta, u.metaErrs)...)
+		strategyErrs, warnings = u.v.validateUpdate(u.obj, u.old, u.meta, u.oldMeta, u.metaErrs)
 	}
-	u.invalid(errs)
+	// The rules' warnings are sent even when the update is refused.
+	u.res.Warnings = append(u.res.Warnings, warnings...)
+	u.invalid(append(errs, strategyErrs...))
 }
 
 // warnFinalizers adds the warnings about finalizers the update adds.

@@ -288,6 +288,7 @@ func validateDoc(reg *registry, d docs.Doc, vopts validateOptions) (objectResult
 			res = v.UpdateJSON(body, old, uopts)
 		}
 		code = 200
+		r.Namespace = serverNamespace(v, r.Namespace)
 	} else {
 		res = v.CreateJSON(d.JSON, opts)
 	}
