@@ -176,6 +176,9 @@ func ValidateCommonUpdate(meta, old *metav1.ObjectMeta, namespaced bool) field.E
 	if old == nil {
 		old = &metav1.ObjectMeta{}
 	}
+	if plainUpdateValid(meta, old, namespaced) {
+		return nil
+	}
 	errs := genericvalidation.ValidateObjectMetaAccessor(meta, namespaced, path.ValidatePathSegmentName, field.NewPath("metadata"))
 	return append(errs, genericvalidation.ValidateObjectMetaAccessorUpdate(meta, old, field.NewPath("metadata"))...)
 }
@@ -184,5 +187,8 @@ func ValidateCommonUpdate(meta, old *metav1.ObjectMeta, namespaced bool) field.E
 // object's metadata: ValidateObjectMetaDeclaratively for an update, under
 // "metadata".
 func ValidateUpdate(meta, old *metav1.ObjectMeta, namespaced bool) field.ErrorList {
+	if meta != nil && old != nil && plainUpdateValid(meta, old, namespaced) {
+		return nil
+	}
 	return genericvalidation.ValidateObjectMetaDeclaratively(context.Background(), operation.Update, meta, old, namespaced, nil, field.NewPath("metadata"), true)
 }
