@@ -286,7 +286,8 @@ func compareUpdateAs(t *testing.T, agr *agreement, what string, ck *crdkit.CRD, 
 		sortCauses(wc)
 		agr.record(capability+"-causes", kind, gm == wm && slices.Equal(gc, wc),
 			fmt.Sprintf("%s\n  server: %s\n    %q\n  crdkit: %s\n    %q", desc, want.Message, wc, got.Message, gc))
-		if want.Code == 422 && len(want.Causes) > 1 && updateMessageVaries(crd, op, version, ns, name, uc.body, mode, want.Message) {
+		if want.Code == 422 && len(want.Causes) > 1 && (updateMessageVaries(crd, op, version, ns, name, uc.body, mode, want.Message, 10) ||
+			(got.Message != want.Message && serverSays(crd, op, version, ns, name, uc.body, mode, got.Message, 100))) {
 			agr.exact(capability + "-message-exact")
 		} else if want.Code == 422 {
 			agr.record(capability+"-message-exact", kind, got.Message == want.Message, fmt.Sprintf("%s\n  server: %s\n  crdkit: %s", desc, want.Message, got.Message))
@@ -314,12 +315,28 @@ func updateVerdict(res crdkit.Result) Verdict {
 // reports whether the server ever words it otherwise (its cause order
 // follows Go map order in places): only a message the server repeats is
 // compared byte for byte.
-func updateMessageVaries(crd *apiextensionsv1.CustomResourceDefinition, op oracle.Op, version, ns, name string, body []byte, mode oracle.FieldValidation, msg string) bool {
-	for range envInt("CRDKIT_ORDER_RUNS", 10) {
+func updateMessageVaries(crd *apiextensionsv1.CustomResourceDefinition, op oracle.Op, version, ns, name string, body []byte, mode oracle.FieldValidation, msg string, runs int) bool {
+	for range envInt("CRDKIT_ORDER_RUNS", runs) {
 		rctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		r, err := srv.Do(rctx, oracle.Request{Op: op, DryRun: true, CRD: crd.Name, Version: version, Namespace: ns, Name: name, Body: body, FieldValidation: mode})
 		cancel()
 		if err != nil || r.Status == nil || r.Status.Message != msg {
+			return true
+		}
+	}
+	return false
+}
+
+// serverSays resends an update up to runs times and reports whether the
+// server ever answers with msg: a message whose causes come in crdkit's
+// order in some answers is one whose order follows Go map order (the
+// properties of an object), which a few answers may not show.
+func serverSays(crd *apiextensionsv1.CustomResourceDefinition, op oracle.Op, version, ns, name string, body []byte, mode oracle.FieldValidation, msg string, runs int) bool {
+	for range runs {
+		rctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		r, err := srv.Do(rctx, oracle.Request{Op: op, DryRun: true, CRD: crd.Name, Version: version, Namespace: ns, Name: name, Body: body, FieldValidation: mode})
+		cancel()
+		if err == nil && r.Status != nil && r.Status.Message == msg {
 			return true
 		}
 	}
