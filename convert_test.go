@@ -69,9 +69,9 @@ func TestReadAtAnyVersion(t *testing.T) {
 		{"not served", `{"apiVersion":"example.com/v2","kind":"Thing","metadata":{"name":"a"}}`, "v0", "",
 			"the server could not find the requested resource"},
 		{"undefined stored version", `{"apiVersion":"example.com/v9","kind":"Thing","metadata":{"name":"a","namespace":"n"}}`, "v1", "",
-			"Internal error occurred: StorageError: corrupt object, Code: 6, Key: /registry/example.com/things/n/a, ResourceVersion: 0, AdditionalErrorMsg: object not decodable revision=0: request to convert CR from an invalid group/version: example.com/v9"},
+			"Internal error occurred: StorageError: corrupt object, Code: 7, Key: /example.com/things/n/a, ResourceVersion: 0, AdditionalErrorMsg: object not decodable revision=0: request to convert CR from an invalid group/version: example.com/v9"},
 		{"no kind", `{"apiVersion":"example.com/v2","metadata":{"name":"a","namespace":"n"}}`, "v1", "",
-			`Internal error occurred: StorageError: corrupt object, Code: 6, Key: /registry/example.com/things/n/a, ResourceVersion: 0, AdditionalErrorMsg: object not decodable revision=0: Object 'Kind' is missing in '{"apiVersion":"example.com/v2","metadata":{"name":"a","namespace":"n"}}'`},
+			`Internal error occurred: StorageError: corrupt object, Code: 7, Key: /example.com/things/n/a, ResourceVersion: 0, AdditionalErrorMsg: object not decodable revision=0: Object 'Kind' is missing in '{"apiVersion":"example.com/v2","metadata":{"name":"a","namespace":"n"}}'`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := crd.Version(tc.version).ReadJSON([]byte(tc.stored))
@@ -159,7 +159,7 @@ func TestConvertWebhook(t *testing.T) {
 		t.Errorf("ReadJSON = %s, want %s", s, want)
 	}
 	_, err = crd.Version("v2").ReadJSON([]byte(`{"apiVersion":"example.com/v1","kind":"Thing","metadata":{"name":"a","namespace":"n"},"spec":{"size":13}}`))
-	if want := "Internal error occurred: StorageError: corrupt object, Code: 6, Key: /registry/example.com/things/n/a, ResourceVersion: 0, AdditionalErrorMsg: object not decodable revision=0: conversion webhook for example.com/v1, Kind=Thing failed: unlucky"; err == nil || err.Error() != want {
+	if want := "Internal error occurred: StorageError: corrupt object, Code: 7, Key: /example.com/things/n/a, ResourceVersion: 0, AdditionalErrorMsg: object not decodable revision=0: conversion webhook for example.com/v1, Kind=Thing failed: unlucky"; err == nil || err.Error() != want {
 		t.Errorf("ReadJSON error = %v, want %s", err, want)
 	}
 }

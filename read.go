@@ -10,16 +10,14 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
-	runtimeschema "k8s.io/apimachinery/pkg/runtime/schema"
-	kjson "sigs.k8s.io/json"
 )
 
 // ReadOptions change a read.
 type ReadOptions struct {
 	ConvertOptions
-	// Key is the object's etcd key, in the server's corrupt-object message
-	// (default: kube-apiserver's /registry/<group>/<plural>/[<namespace>/]<name>).
+	// Key is the object's storage key, in the server's corrupt-object
+	// message: the etcd key without the server's --etcd-prefix (default
+	// /<group>/<plural>/[<namespace>/]<name>, what every server names).
 	Key string
 	// Revision is the object's etcd modification revision, in the same
 	// message and as metadata.resourceVersion when not zero.
@@ -110,7 +108,7 @@ func (r *reading) corrupt(err error) {
 	if key == "" {
 		key = r.v.crd.defaultKey(r.obj, r.raw)
 	}
-	se := fmt.Sprintf("StorageError: corrupt object, Code: 6, Key: %s, ResourceVersion: 0, AdditionalErrorMsg: object not decodable revision=%d: %v", key, r.opts.Revision, err)
+	se := fmt.Sprintf("StorageError: corrupt object, Code: 7, Key: %s, ResourceVersion: 0, AdditionalErrorMsg: object not decodable revision=%d: %v", key, r.opts.Revision, err)
 	r.err = apierrors.NewInternalError(errors.New(se))
 }
 
@@ -171,7 +169,7 @@ func (r *reading) resourceVersion() {
 	}
 }
 
-// defaultKey is kube-apiserver's etcd key for obj, or for raw when obj
+// defaultKey is the server's storage key for obj, or for raw when obj
 // could not be decoded.
 func (c *CRD) defaultKey(obj map[string]any, raw []byte) string {
 	var id struct {
@@ -185,32 +183,19 @@ func (c *CRD) defaultKey(obj map[string]any, raw []byte) string {
 	} else {
 		_ = json.Unmarshal(raw, &id)
 	}
-	key := "/registry/" + c.Group() + "/" + c.v1.Spec.Names.Plural + "/"
+	key := "/" + c.Group() + "/" + c.v1.Spec.Names.Plural + "/"
 	if id.Metadata.Namespace != "" && c.Namespaced() {
 		key += id.Metadata.Namespace + "/"
 	}
 	return key + id.Metadata.Name
 }
 
-// decodeStored decodes stored bytes as the storage serializer does into a
-// fresh Unstructured: the type meta, then the object, a kind required.
+// decodeStored decodes stored bytes as the storage codec does
+// (unstructured's JSON scheme: a kind is required).
 func decodeStored(data []byte) (map[string]any, error) {
-	var tm struct {
-		APIVersion string `json:"apiVersion,omitempty"`
-		Kind       string `json:"kind,omitempty"`
-	}
-	if err := json.Unmarshal(data, &tm); err != nil {
-		return nil, fmt.Errorf("couldn't get version/kind; json parse error: %v", err)
-	}
-	if _, err := runtimeschema.ParseGroupVersion(tm.APIVersion); err != nil {
-		return nil, err
-	}
 	u := &unstructured.Unstructured{}
-	if err := kjson.UnmarshalCaseSensitivePreserveInts(data, u); err != nil {
+	if err := u.UnmarshalJSON(data); err != nil {
 		return nil, err
-	}
-	if u.GetKind() == "" {
-		return nil, runtime.NewMissingKindErr(string(data))
 	}
 	return u.Object, nil
 }

@@ -7,8 +7,9 @@ import (
 	pb "go.etcd.io/etcd/api/v3/etcdserverpb"
 )
 
-// StoredKey is the etcd key under which the server keeps the custom object
-// name (in namespace, for a namespaced CRD) of the installed CRD crd.
+// StoredKey is the storage key of the custom object name (in namespace,
+// for a namespaced CRD) of the installed CRD crd, as the server names it
+// in its errors: the etcd key without the server's etcd prefix.
 func (s *Server) StoredKey(crd, namespace, name string) (string, error) {
 	s.mu.RLock()
 	c := s.crds[crd]
@@ -16,7 +17,7 @@ func (s *Server) StoredKey(crd, namespace, name string) (string, error) {
 	if c == nil {
 		return "", fmt.Errorf("oracle: CRD %s not installed through this server", crd)
 	}
-	key := s.etcdPrefix + "/" + c.Spec.Group + "/" + c.Spec.Names.Plural + "/"
+	key := "/" + c.Spec.Group + "/" + c.Spec.Names.Plural + "/"
 	if c.Spec.Scope == "Namespaced" {
 		key += namespace + "/"
 	}
@@ -26,13 +27,13 @@ func (s *Server) StoredKey(crd, namespace, name string) (string, error) {
 // PutStored writes data into etcd as the stored form of a custom object,
 // bypassing the server (no decoding, validation or conversion): what a
 // backup restore or an old server version leaves there. It returns the key
-// and the write's revision (the object's resourceVersion).
+// (StoredKey) and the write's revision (the object's resourceVersion).
 func (s *Server) PutStored(ctx context.Context, crd, namespace, name string, data []byte) (string, int64, error) {
 	key, err := s.StoredKey(crd, namespace, name)
 	if err != nil {
 		return "", 0, err
 	}
-	resp, err := s.etcd.Server.Put(ctx, &pb.PutRequest{Key: []byte(key), Value: data})
+	resp, err := s.etcd.Server.Put(ctx, &pb.PutRequest{Key: []byte(s.etcdPrefix + key), Value: data})
 	if err != nil {
 		return "", 0, err
 	}
@@ -46,7 +47,7 @@ func (s *Server) GetStored(ctx context.Context, crd, namespace, name string) ([]
 	if err != nil {
 		return nil, 0, err
 	}
-	resp, err := s.etcd.Server.Range(ctx, &pb.RangeRequest{Key: []byte(key)})
+	resp, err := s.etcd.Server.Range(ctx, &pb.RangeRequest{Key: []byte(s.etcdPrefix + key)})
 	if err != nil {
 		return nil, 0, err
 	}
