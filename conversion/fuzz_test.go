@@ -5,6 +5,10 @@ import (
 	"reflect"
 	"testing"
 
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1beta1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	kjson "sigs.k8s.io/json"
 )
 
@@ -75,6 +79,56 @@ func FuzzRestoreMetadata(f *testing.F) {
 		for k := range om {
 			if _, ok := cm[k]; !ok && k != "labels" && k != "annotations" {
 				t.Fatalf("metadata.%s dropped", k)
+			}
+		}
+	})
+}
+
+// FuzzResponse: any answer body, decoded with the server's codec, gives
+// the converted object or an error, never a panic; a converted object is
+// at the desired version with the original's kind, name, namespace and
+// uid, and its input is not modified.
+func FuzzResponse(f *testing.F) {
+	codec, err := reviewCodec()
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add([]byte(`{"apiVersion":"apiextensions.k8s.io/v1","kind":"ConversionReview","response":{"uid":"u","convertedObjects":[{"apiVersion":"a.io/v2","kind":"K","metadata":{"name":"x","labels":{"a":"b"}}}],"result":{"status":"Success"}}}`), false)
+	f.Add([]byte(`{"apiVersion":"apiextensions.k8s.io/v1beta1","kind":"ConversionReview","response":{"convertedObjects":[{"apiVersion":"a.io/v2","kind":"K","metadata":{"name":"p"}},{"apiVersion":"a.io/v2","kind":"K","metadata":{"name":"r","annotations":null}}],"result":{"status":"Success"}}}`), true)
+	f.Add([]byte(`{"apiVersion":"apiextensions.k8s.io/v1","kind":"ConversionReview","response":{"uid":"u","result":{"status":"Failure","message":"m"}}}`), false)
+	f.Add([]byte(`{"apiVersion":"apiextensions.k8s.io/v1","kind":"ConversionReview","response":{"uid":"u","convertedObjects":[{"apiVersion":"a.io/v2","kind":"K","metadata":[]}],"result":{"status":"Success"}}}`), false)
+	toGV := schema.GroupVersion{Group: "a.io", Version: "v2"}
+	f.Fuzz(func(t *testing.T, body []byte, isList bool) {
+		in := obj(`{"apiVersion":"a.io/v1","kind":"K","metadata":{"name":"x","uid":"ux","labels":{"a":"b"}},"spec":{"n":1}}`)
+		idx := []int{0}
+		if isList {
+			in = obj(`{"apiVersion":"a.io/v1","kind":"KList","items":[{"apiVersion":"a.io/v1","kind":"K","metadata":{"name":"p"}},{"apiVersion":"a.io/v2","kind":"K","metadata":{"name":"q"}},{"apiVersion":"a.io/v1","kind":"K","metadata":{"name":"r"}}]}`)
+			idx = []int{0, 2}
+		}
+		before := deepCopy(in)
+		for _, resp := range []runtime.Object{&apiextensionsv1.ConversionReview{}, &v1beta1.ConversionReview{}} {
+			if _, _, err := codec.Decode(body, nil, resp); err != nil {
+				continue
+			}
+			out, err := finish(in, isList, toGV, idx, "u", resp)
+			if !reflect.DeepEqual(before, in) {
+				t.Fatalf("input modified: %v", in)
+			}
+			if err != nil {
+				continue
+			}
+			objs := []map[string]any{out}
+			origs := []map[string]any{in}
+			if isList {
+				objs, origs = items(out), items(in)
+				if len(objs) != len(origs) {
+					t.Fatalf("%d items out of %d", len(objs), len(origs))
+				}
+			}
+			for i, o := range objs {
+				if str(o, "apiVersion") != "a.io/v2" || sameIdentity(origs[i], o) != nil {
+					t.Fatalf("converted %v from %v", o, origs[i])
+				}
 			}
 		}
 	})

@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/uuid"
 	"k8s.io/client-go/rest"
 	netutils "k8s.io/utils/net"
@@ -171,6 +172,17 @@ func (cc hookConfig) restConfig(resolve func(namespace, name string, port int32)
 		}
 	}
 	cfg.TLSClientConfig.CAData = append([]byte(nil), cc.caBundle...)
+	codec, err := reviewCodec()
+	if err != nil {
+		return nil, err
+	}
+	cfg.ContentConfig.NegotiatedSerializer = serializer.NegotiatedSerializerWrapper(runtime.SerializerInfo{Serializer: codec})
+	cfg.ContentConfig.ContentType = runtime.ContentTypeJSON
+	return cfg, nil
+}
+
+// reviewCodec is the server's codec for ConversionReviews v1 and v1beta1.
+func reviewCodec() (runtime.Codec, error) {
 	scheme := runtime.NewScheme()
 	if err := v1beta1.AddToScheme(scheme); err != nil {
 		return nil, err
@@ -178,11 +190,7 @@ func (cc hookConfig) restConfig(resolve func(namespace, name string, port int32)
 	if err := apiextensionsv1.AddToScheme(scheme); err != nil {
 		return nil, err
 	}
-	cfg.ContentConfig.NegotiatedSerializer = serializer.NegotiatedSerializerWrapper(runtime.SerializerInfo{
-		Serializer: serializer.NewCodecFactory(scheme).LegacyCodec(apiextensionsv1.SchemeGroupVersion, v1beta1.SchemeGroupVersion),
-	})
-	cfg.ContentConfig.ContentType = runtime.ContentTypeJSON
-	return cfg, nil
+	return serializer.NewCodecFactory(scheme).LegacyCodec(apiextensionsv1.SchemeGroupVersion, v1beta1.SchemeGroupVersion), nil
 }
 
 // isLoopback reports whether u names localhost or a loopback address.
@@ -250,6 +258,15 @@ func (w *Webhook) convert(ctx context.Context, in map[string]any, isList bool, a
 	if err := w.client.Post().Body(req).Do(ctx).Into(resp); err != nil {
 		return nil, fmt.Errorf("conversion webhook for %v failed: %v", inGVK, err)
 	}
+	return finish(in, isList, toGV, idx, uid, resp)
+}
+
+// finish checks the webhook's decoded answer resp to the review uid that
+// sent the objects of in at positions idx, and returns the converted
+// object or list.
+func finish(in map[string]any, isList bool, toGV schema.GroupVersion, idx []int, uid types.UID, resp runtime.Object) (map[string]any, error) {
+	desired := toGV.String()
+	inGVK := gvk(in)
 	objs, err := convertedObjects(uid, resp)
 	if err != nil {
 		return nil, fmt.Errorf("conversion webhook for %v failed: %v", inGVK, err)
