@@ -7,9 +7,11 @@ import (
 	"net/http"
 	"strconv"
 
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	kjson "sigs.k8s.io/json"
 )
 
 // ReadOptions change a read.
@@ -155,7 +157,11 @@ func (r *reading) coerceTarget() {
 	if r.err != nil {
 		return
 	}
-	if _, _, err := r.v.crd.coerce(r.obj, coercion{rootMeta: true}); err != nil {
+	// With None the root metadata is as the stored coercion left it,
+	// canonical: its round trip is the identity. A webhook's labels and
+	// annotations are not (an empty map goes).
+	rootMeta := r.v.crd.strategy() != apiextensionsv1.NoneConverter
+	if _, _, err := r.v.crd.coerce(r.obj, coercion{rootMeta: rootMeta}); err != nil {
 		r.corrupt(err)
 	}
 }
@@ -191,8 +197,16 @@ func (c *CRD) defaultKey(obj map[string]any, raw []byte) string {
 }
 
 // decodeStored decodes stored bytes as the storage codec does
-// (unstructured's JSON scheme: a kind is required).
+// (unstructured's JSON scheme: a kind is required). sigs.k8s.io/json
+// gives the same values in one pass; anything it refuses, or an object
+// without a kind, goes through the scheme itself for its error.
 func decodeStored(data []byte) (map[string]any, error) {
+	var obj map[string]any
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(data, &obj); err == nil && obj != nil {
+		if k, ok := obj["kind"].(string); ok && k != "" {
+			return obj, nil
+		}
+	}
 	u := &unstructured.Unstructured{}
 	if err := u.UnmarshalJSON(data); err != nil {
 		return nil, err
