@@ -27,14 +27,23 @@
 // dry-run create answers: the object the server returns (pruned, defaulted,
 // stored and read back), its Warning headers, or the Status of a refusal
 // (400 for decoding and strict field validation, 422 with causes). Version.Read
-// is the read path of a stored object; Version.Default and DefaultTyped are
+// and ReadJSON answer what a GET at that version returns for an object as
+// etcd holds it, stored at any version the CRD defines: decoded as the
+// server decodes storage (malformed metadata dropped, generation repaired),
+// defaulted with the stored version's schema, converted with the CRD's
+// strategy (None, or its webhook through package conversion's client),
+// pruned and coerced with the target schema; or the server's 404 for a
+// version not served and 500 "StorageError: corrupt object" for what it
+// cannot decode or convert. CRD.Convert and ConvertList are the server's
+// converter followed by its coercion. Version.Default and DefaultTyped are
 // client-side defaulting.
 //
 // # Pipelines
 //
 // Each request kind is one function that lists the server's steps in the
 // server's order, one step per line, with the section of
-// research/upstream.md it follows: create (create.go) and read (read.go).
+// research/upstream.md it follows: create (create.go), read (read.go) and
+// convert (convert.go).
 // The steps the write pipelines share (decoding, schema coercion, defaults
 // of the object's version, field validation, the API-version check) are in
 // steps.go; the strategy's validation of an object is in
@@ -47,7 +56,7 @@
 // x-kubernetes-validations (CEL) rules are compiled once per version
 // (package rules), checked at CRD time and evaluated on create, as the
 // server does. Not done yet: updates, status updates and ratcheting;
-// conversion webhooks and reads at another version.
+// creates with a Webhook strategy (the object is stored with None).
 //
 // # Concurrency
 //
