@@ -256,6 +256,34 @@ func (c *CRD) storeAndRead(obj map[string]any, version string, statusDefaults bo
 	return finishRead(c.read(obj, version, false))
 }
 
+// storeAndReadConverted is storeAndRead through the CRD's converter (a
+// webhook): the storage codec's encoder converts the object to the storage
+// version and coerces it there; its decoder reads it back (malformed
+// metadata dropped, generation repaired, the storage version's defaults),
+// converts it to version and coerces it with that version's schema. obj is
+// modified.
+func (c *CRD) storeAndReadConverted(obj map[string]any, version string, opts ConvertOptions) (map[string]any, error) {
+	stored, err := c.convertInPlace(obj, false, c.StorageVersion(), opts) // the encoder's converter
+	if err != nil {
+		return nil, err
+	}
+	if _, _, err := c.coerce(stored, coercion{rootMeta: true}); err != nil { // its coercion, storage schema
+		return nil, err
+	}
+	if _, _, err := c.coerce(stored, coercion{dropInvalidMeta: true, rootMeta: true, repairGeneration: true}); err != nil { // the decoder
+		return nil, err
+	}
+	c.defaultOwnVersion(stored)                                // the storage version's defaults
+	out, err := c.convertInPlace(stored, false, version, opts) // the decoder's converter
+	if err != nil {
+		return nil, err
+	}
+	if _, _, err := c.coerce(out, coercion{rootMeta: true}); err != nil { // its coercion, this version's schema
+		return nil, err
+	}
+	return out, nil
+}
+
 // finishRead removes the null creationTimestamp the ObjectMeta round trip
 // leaves, which the server fills in.
 func finishRead(obj map[string]any) map[string]any {

@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"reflect"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -172,6 +173,30 @@ func TestServerWebhook(t *testing.T) {
 			t.Fatal(err)
 		}
 		kind := r.CRD.Spec.Names.Kind
+		for _, body := range []string{
+			`{"apiVersion":"webhook.crdkit.dev/v1","kind":"` + kind + `","metadata":{"name":"created","namespace":"default","labels":{"app":"y"}},"spec":{"a":3,"unknown":1}}`,
+			`{"apiVersion":"webhook.crdkit.dev/v1","kind":"` + kind + `","metadata":{"name":"empty","namespace":"default"}}`,
+			`{"apiVersion":"webhook.crdkit.dev/v2","kind":"` + kind + `","metadata":{"name":"at-storage","namespace":"default"},"spec":{"b":1}}`,
+		} {
+			var head struct{ APIVersion string }
+			_ = json.Unmarshal([]byte(body), &head)
+			version := strings.TrimPrefix(head.APIVersion, "webhook.crdkit.dev/")
+			res, err := srv.DryRunCreate(ctx, r.CRD.Name, version, []byte(body), oracle.Warn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := ck.Version(version).CreateJSON([]byte(body), crdkit.CreateOptions{Convert: crdkit.ConvertOptions{Webhook: hook}})
+			sample := fmt.Sprintf("%s (%s) create %s\n  server: %d %s\n  crdkit: %s %v", behaviour, r.CRD.Spec.Conversion.Webhook.ConversionReviewVersions,
+				body, res.Code, truncate(string(res.Body), 800), mustJSON(got.Object), got.Err)
+			if res.Allowed() {
+				a.record("webhook-server-create-object", behaviour, got.Err == nil &&
+					reflect.DeepEqual(oracle.Normalize(res.Object), oracle.Normalize(jsonRoundTrip(got.Object))), sample)
+				continue
+			}
+			st := got.Status()
+			a.record("webhook-server-create-error", behaviour, st != nil && res.Status != nil && int(st.Code) == res.Code && st.Reason == res.Status.Reason &&
+				requestUID.ReplaceAllString(st.Message, "UID") == requestUID.ReplaceAllString(res.Status.Message, "UID"), sample)
+		}
 		for _, stored := range []string{
 			`{"apiVersion":"webhook.crdkit.dev/v1","kind":"` + kind + `","metadata":{"name":"one","namespace":"default","uid":"u1","labels":{"app":"x"},"finalizers":["example.com/f"]},"spec":{"a":5,"junk":true}}`,
 			`{"apiVersion":"webhook.crdkit.dev/v2","kind":"` + kind + `","metadata":{"name":"two","namespace":"default","generation":2},"spec":{"b":7}}`,
