@@ -55,8 +55,10 @@
 //
 // x-kubernetes-validations (CEL) rules are compiled once per version
 // (package rules), checked at CRD time and evaluated on create, as the
-// server does. Not done yet: updates, status updates and ratcheting;
-// creates with a Webhook strategy (the object is stored with None).
+// server does. A create at a version other than the storage version of a
+// CRD whose strategy is Webhook goes through the webhook both ways, as on
+// the server (CreateOptions.Convert). Not done yet: updates, status updates
+// and ratcheting.
 //
 // # Concurrency
 //
