@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"sync"
 	"testing"
 	"time"
 
@@ -134,7 +135,7 @@ func storedVariants(base map[string]any, group string) []struct {
 // server-only metadata), or the code and message.
 func TestServerReadPath(t *testing.T) {
 	b := setup(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
 	var docs [][]byte
 	for _, y := range readCRDs {
@@ -144,6 +145,7 @@ func TestServerReadPath(t *testing.T) {
 		}
 		docs = append(docs, js)
 	}
+	docs = append(docs, mixedCRDs(t, b)...)
 	extra, err := srv.InstallRawCRDs(ctx, docs)
 	if err != nil {
 		t.Fatal(err)
@@ -160,44 +162,67 @@ func TestServerReadPath(t *testing.T) {
 		crds = append(crds, c)
 	}
 	a := newAgreement()
-	nCRD := 0
+	var cks []*crdkit.CRD
+	var compiled []*apiextensionsv1.CustomResourceDefinition
 	for _, crd := range crds {
-		ck := loadCrdkit(t, crd)
-		if ck == nil {
+		if ck := loadCrdkit(t, crd); ck != nil {
+			cks, compiled = append(cks, ck), append(compiled, crd)
+		}
+	}
+	nCRD := len(cks)
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				readCRD(ctx, t, a, compiled[i], cks[i])
+			}
+		}()
+	}
+	for i := range cks {
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
+	fmt.Printf("conformance: read path over %d multi-version CRDs (%d from the corpus with strategy None, %d hand-written and generated)\n", nCRD, nCRD-len(extra), len(extra))
+	a.report(t)
+}
+
+// readCRD writes the variants of a generated object at every version of
+// crd into etcd and compares the GETs at every version with crdkit's.
+func readCRD(ctx context.Context, t *testing.T, a *agreement, crd *apiextensionsv1.CustomResourceDefinition, ck *crdkit.CRD) {
+	for vi, v := range crd.Spec.Versions {
+		g, err := gen.New(crd, v.Name, gen.Options{Seed: 7})
+		if err != nil {
+			t.Errorf("%s %s: %v", crd.Name, v.Name, err)
 			continue
 		}
-		nCRD++
-		for vi, v := range crd.Spec.Versions {
-			g, err := gen.New(crd, v.Name, gen.Options{Seed: 7})
+		base := g.Object(uint64(vi+1), fmt.Sprintf("read-%s", v.Name))
+		ns := ""
+		if crd.Spec.Scope == apiextensionsv1.NamespaceScoped {
+			ns = "default"
+			base["metadata"].(map[string]any)["namespace"] = ns
+		}
+		for _, sv := range storedVariants(base, crd.Spec.Group) {
+			name := fmt.Sprintf("read-%s-%s", v.Name, sv.name)
+			key, rev, err := srv.PutStored(ctx, crd.Name, ns, name, sv.data)
 			if err != nil {
-				t.Errorf("%s %s: %v", crd.Name, v.Name, err)
-				continue
+				t.Errorf("put %s: %v", key, err)
+				return
 			}
-			base := g.Object(uint64(vi+1), fmt.Sprintf("read-%s", v.Name))
-			ns := ""
-			if crd.Spec.Scope == apiextensionsv1.NamespaceScoped {
-				ns = "default"
-				base["metadata"].(map[string]any)["namespace"] = ns
-			}
-			for _, sv := range storedVariants(base, crd.Spec.Group) {
-				name := fmt.Sprintf("read-%s-%s", v.Name, sv.name)
-				key, rev, err := srv.PutStored(ctx, crd.Name, ns, name, sv.data)
+			for _, w := range crd.Spec.Versions {
+				res, err := srv.Do(ctx, oracle.Request{Op: oracle.OpGet, CRD: crd.Name, Version: w.Name, Namespace: ns, Name: name})
 				if err != nil {
-					t.Fatalf("put %s: %v", key, err)
+					t.Errorf("get %s at %s: %v", key, w.Name, err)
+					return
 				}
-				for _, w := range crd.Spec.Versions {
-					res, err := srv.Do(ctx, oracle.Request{Op: oracle.OpGet, CRD: crd.Name, Version: w.Name, Namespace: ns, Name: name})
-					if err != nil {
-						t.Fatalf("get %s at %s: %v", key, w.Name, err)
-					}
-					got, gerr := ck.Version(w.Name).ReadJSON(sv.data, crdkit.ReadOptions{Key: key, Revision: rev})
-					compareRead(a, crd.Name, v.Name, w, sv.name, sv.data, res, got, gerr)
-				}
+				got, gerr := ck.Version(w.Name).ReadJSON(sv.data, crdkit.ReadOptions{Key: key, Revision: rev})
+				compareRead(a, crd.Name, v.Name, w, sv.name, sv.data, res, got, gerr)
 			}
 		}
 	}
-	fmt.Printf("conformance: read path over %d multi-version CRDs (%d from the corpus with strategy None, %d generated)\n", nCRD, nCRD-len(extra), len(extra))
-	a.report(t)
 }
 
 // compareRead compares one GET with crdkit's read.
@@ -229,4 +254,45 @@ func compareRead(a *agreement, crd, stored string, at apiextensionsv1.CustomReso
 	s := st.Status()
 	a.record("read-error", variant, int(s.Code) == res.Code && s.Message == res.Status.Message && s.Reason == res.Status.Reason,
 		sample(fmt.Sprintf("%d %s %s", s.Code, s.Reason, s.Message)))
+}
+
+// mixedCRDs are generated multi-version CRDs: each takes the schemas of
+// two corpus CRD versions (different shapes, defaults, embedded resources,
+// preserve-unknown-fields) as its versions v1 (storage) and v2, and the
+// second again as v3alpha1, not served.
+func mixedCRDs(t *testing.T, b *installed) [][]byte {
+	var schemas []*apiextensionsv1.JSONSchemaProps
+	for _, r := range b.results {
+		if r.CRD == nil || len(r.CRD.Spec.Versions) == 0 || r.CRD.Spec.PreserveUnknownFields {
+			continue
+		}
+		if v := r.CRD.Spec.Versions[0]; v.Schema != nil && v.Schema.OpenAPIV3Schema != nil {
+			schemas = append(schemas, v.Schema.OpenAPIV3Schema)
+		}
+	}
+	var docs [][]byte
+	for i := 0; i+1 < len(schemas) && i < 16; i += 2 {
+		crd := apiextensionsv1.CustomResourceDefinition{}
+		crd.APIVersion, crd.Kind = "apiextensions.k8s.io/v1", "CustomResourceDefinition"
+		plural := fmt.Sprintf("mixed%d", i/2)
+		crd.Name = plural + ".read.crdkit.dev"
+		crd.Spec.Group = "read.crdkit.dev"
+		crd.Spec.Scope = apiextensionsv1.NamespaceScoped
+		crd.Spec.Names = apiextensionsv1.CustomResourceDefinitionNames{Plural: plural, Kind: fmt.Sprintf("Mixed%d", i/2)}
+		for j, v := range []struct {
+			name            string
+			served, storage bool
+			s               *apiextensionsv1.JSONSchemaProps
+		}{{"v1", true, true, schemas[i]}, {"v2", true, false, schemas[i+1]}, {"v3alpha1", false, false, schemas[i+1]}} {
+			_ = j
+			crd.Spec.Versions = append(crd.Spec.Versions, apiextensionsv1.CustomResourceDefinitionVersion{Name: v.name, Served: v.served, Storage: v.storage,
+				Schema: &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: v.s.DeepCopy()}})
+		}
+		js, err := json.Marshal(crd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs = append(docs, js)
+	}
+	return docs
 }
