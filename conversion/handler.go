@@ -64,9 +64,10 @@ func HubAndSpoke(hub string, toHub, fromHub map[string]Func) ConvertFunc {
 	}
 }
 
-// DefaultMaxRequestBytes bounds a review a Handler reads (the server's
-// request body limit).
-const DefaultMaxRequestBytes = 3 << 20
+// DefaultMaxRequestBytes bounds a review a Handler reads. The server sends
+// whole lists (every item not at the desired version) in one review, so
+// this is the client's bound on answers, not the API's 3 MiB request limit.
+const DefaultMaxRequestBytes = DefaultMaxResponseBytes
 
 // Handler is an http.Handler serving a conversion webhook: it decodes a
 // ConversionReview (apiextensions.k8s.io/v1 or v1beta1) from a POSTed JSON
