@@ -30,7 +30,7 @@ func FuzzHandlerReview(f *testing.F) {
 			return
 		}
 		var in, got review
-		_ = json.Unmarshal(body, &in)
+		_ = kjson.UnmarshalCaseSensitivePreserveInts(body, &in)
 		if err := json.Unmarshal(out, &got); err != nil {
 			t.Fatalf("answer %s does not decode: %v", out, err)
 		}

@@ -87,7 +87,8 @@ type Handler struct {
 // NewHandler returns a Handler with convert and the default limits.
 func NewHandler(convert ConvertFunc) *Handler { return &Handler{Convert: convert} }
 
-// review is the wire form of both ConversionReview versions.
+// review is the wire form of both ConversionReview versions, decoded
+// case-sensitively with integers kept as int64.
 type review struct {
 	APIVersion string          `json:"apiVersion"`
 	Kind       string          `json:"kind"`
@@ -96,9 +97,9 @@ type review struct {
 }
 
 type reviewRequestW struct {
-	UID               string            `json:"uid"`
-	DesiredAPIVersion string            `json:"desiredAPIVersion"`
-	Objects           []json.RawMessage `json:"objects"`
+	UID               string `json:"uid"`
+	DesiredAPIVersion string `json:"desiredAPIVersion"`
+	Objects           []any  `json:"objects"`
 }
 
 type reviewResponse struct {
@@ -153,7 +154,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // ConversionReview with a request.
 func (h *Handler) Review(body []byte) ([]byte, error) {
 	var in review
-	if err := json.Unmarshal(body, &in); err != nil {
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(body, &in); err != nil {
 		return nil, fmt.Errorf("not a ConversionReview: %v", err)
 	}
 	if in.Kind != "ConversionReview" || (in.APIVersion != "apiextensions.k8s.io/v1" && in.APIVersion != "apiextensions.k8s.io/v1beta1") {
@@ -182,8 +183,8 @@ func (h *Handler) convertAll(req *reviewRequestW) (out []map[string]any, err err
 	}()
 	out = make([]map[string]any, 0, len(req.Objects))
 	for i, raw := range req.Objects {
-		var obj map[string]any
-		if err := kjson.UnmarshalCaseSensitivePreserveInts(raw, &obj); err != nil || obj == nil {
+		obj, ok := raw.(map[string]any)
+		if !ok {
 			return nil, fmt.Errorf("object %d is not a JSON object", i)
 		}
 		if av, _ := obj["apiVersion"].(string); av != req.DesiredAPIVersion {
