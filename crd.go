@@ -17,6 +17,7 @@ import (
 	kjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
 
+	"github.com/crdkit/crdkit/conversion"
 	"github.com/crdkit/crdkit/objectmeta"
 	"github.com/crdkit/crdkit/printcolumns"
 	"github.com/crdkit/crdkit/rules"
@@ -38,6 +39,10 @@ type CRD struct {
 	byName   map[string]*Version
 	warnings []string
 	order    *versionsort.Versions
+	// webhook is the client of a Webhook strategy's clientConfig.url, or
+	// why there is none.
+	webhook    *conversion.Webhook
+	webhookErr error
 	// readIsIdentity: storing an object this package created at the
 	// storage version and reading it back changes nothing (see storeAndRead).
 	readIsIdentity bool
@@ -180,6 +185,9 @@ func New(crd *apiextensionsv1.CustomResourceDefinition, opts ...LoadOptions) (*C
 			Deprecated: v.Deprecated, DeprecationWarning: v.DeprecationWarning}
 	}
 	c.order = versionsort.New(v1.Spec.Group, v1.Spec.Names.Kind, vs)
+	if conv := v1.Spec.Conversion; conv != nil && conv.Strategy == apiextensionsv1.WebhookConverter {
+		c.webhook, c.webhookErr = conversion.NewWebhook(v1, conversion.WebhookOptions{})
+	}
 	c.readIsIdentity = len(c.lint) == 0
 	for _, v := range c.versions {
 		if v.schema != nil && defaultsHoldNull(v.schema, 0) {

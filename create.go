@@ -4,8 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"net/http"
+	"time"
 
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/uuid"
 
 	"github.com/crdkit/crdkit/objectmeta"
 )
@@ -69,7 +74,7 @@ func (v *Version) create(raw []byte, obj map[string]any, opts CreateOptions) Res
 	r.validateCreate()               // §2.3.11, §2.7: strategy.Validate
 	r.validateMetaAccessor()         // §2.3.11: rest.BeforeCreate's ValidateObjectMetaAccessor
 	r.warnFinalizers()               // §2.3.11: finalizer-name warnings
-	r.storeAndRead()                 // §2.3.13-14: encode at the storage version, read back
+	r.storeAndRead(opts.Convert)     // §2.3.13-14: encode at the storage version, read back
 	return r.res
 }
 
@@ -195,11 +200,37 @@ func (r *request) warnFinalizers() {
 
 // storeAndRead sets the response object: the object stored at the storage
 // version and read back at this one.
-func (r *request) storeAndRead() {
+func (r *request) storeAndRead(opts ConvertOptions) {
 	if r.failed() {
 		return
 	}
-	r.res.Object = r.v.crd.storeAndRead(r.obj, r.v.name, r.v.statusDefaults)
+	c := r.v.crd
+	if c.strategy() != apiextensionsv1.NoneConverter && c.StorageVersion() != r.v.name {
+		// The webhook sees what the server stores: a uid and a creation
+		// time (FillObjectMetaSystemFields), left out of the result again.
+		md := r.metadata()
+		if uid, _ := md["uid"].(string); uid == "" { // an update has live's
+			md["uid"] = string(uuid.NewUUID())
+		}
+		if md["creationTimestamp"] == nil {
+			md["creationTimestamp"] = time.Now().UTC().Format(time.RFC3339)
+		}
+		obj, err := c.storeAndReadConverted(r.obj, r.v.name, convertOptions([]ConvertOptions{opts}))
+		if err != nil {
+			// The codec's error, which the handler answers as a 500 of no
+			// reason.
+			r.fail(&apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure,
+				Code: http.StatusInternalServerError, Message: err.Error()}})
+			return
+		}
+		if md, ok := obj["metadata"].(map[string]any); ok {
+			delete(md, "uid")
+			delete(md, "creationTimestamp")
+		}
+		r.res.Object = obj
+		return
+	}
+	r.res.Object = c.storeAndRead(r.obj, r.v.name, r.v.statusDefaults)
 }
 
 // normalizeValue deep-copies a decoded value into the value model: nil,

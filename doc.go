@@ -33,7 +33,15 @@
 // from the live object are dropped (schema.Correlate pairs the values),
 // rules failing on them become warnings, transition rules see the live
 // object's values. Version.Read
-// is the read path of a stored object; Version.Default and DefaultTyped are
+// and ReadJSON answer what a GET at that version returns for an object as
+// etcd holds it, stored at any version the CRD defines: decoded as the
+// server decodes storage (malformed metadata dropped, generation repaired),
+// defaulted with the stored version's schema, converted with the CRD's
+// strategy (None, or its webhook through package conversion's client),
+// pruned and coerced with the target schema; or the server's 404 for a
+// version not served and 500 "StorageError: corrupt object" for what it
+// cannot decode or convert. CRD.Convert and ConvertList are the server's
+// converter followed by its coercion. Version.Default and DefaultTyped are
 // client-side defaulting.
 //
 // # Pipelines
@@ -41,7 +49,7 @@
 // Each request kind is one function that lists the server's steps in the
 // server's order, one step per line, with the section of
 // research/upstream.md it follows: create (create.go), update and status
-// update (update.go) and read (read.go).
+// update (update.go), read (read.go) and convert (convert.go).
 // The steps the write pipelines share (decoding, schema coercion, defaults
 // of the object's version, field validation, the API-version check) are in
 // steps.go; the strategy's validation of an object is in
@@ -53,8 +61,10 @@
 //
 // x-kubernetes-validations (CEL) rules are compiled once per version
 // (package rules), checked at CRD time and evaluated on create and update,
-// as the server does. Not done yet: PATCH and server-side apply; conversion
-// webhooks and reads at another version.
+// as the server does. A create at a version other than the storage version
+// of a CRD whose strategy is Webhook goes through the webhook both ways, as
+// on the server (CreateOptions.Convert). Not done yet: PATCH and
+// server-side apply; updates do not call a conversion webhook yet.
 //
 // # Concurrency
 //

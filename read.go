@@ -1,16 +1,45 @@
 package crdkit
 
-import "errors"
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
 
-// Read returns what the server answers when an object stored in etcd (as
-// the stored JSON object, at the storage version or any other version the
-// CRD defines) is read at this version. It follows the storage decoder's
-// order (research/upstream.md §2.6): coerce with malformed metadata
-// dropped and the generation repaired, default with the schema of the
-// stored version, convert (strategy None) and coerce with this version's
-// schema. Request-version defaults are not applied on reads, as on the
-// server. stored is not modified.
-func (v *Version) Read(stored map[string]any) (map[string]any, error) {
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	kjson "sigs.k8s.io/json"
+)
+
+// ReadOptions change a read.
+type ReadOptions struct {
+	ConvertOptions
+	// Key is the object's storage key, in the server's corrupt-object
+	// message: the etcd key without the server's --etcd-prefix (default
+	// /<group>/<plural>/[<namespace>/]<name>, what every server names).
+	Key string
+	// Revision is the object's etcd modification revision, in the same
+	// message and as metadata.resourceVersion when not zero.
+	Revision int64
+}
+
+// Read returns what a GET at this version answers for an object stored in
+// etcd (as the stored JSON object, at the storage version or any other
+// version the CRD defines), or the server's error: a 404 when the version
+// is not served, a 500 "StorageError: corrupt object" when the stored
+// object cannot be decoded or converted. It follows the storage codec's
+// order, one step per line in read below (research/upstream.md §2.6).
+// stored is not modified. Objects whose apiVersion or kind is not a
+// string are read as their encoding/json encoding would be (ReadJSON).
+func (v *Version) Read(stored map[string]any, opts ...ReadOptions) (map[string]any, error) {
+	if !typeMetaDecodes(stored) {
+		if raw, err := json.Marshal(stored); err == nil {
+			return v.ReadJSON(raw, opts...)
+		}
+	}
 	cp, err := normalizeValue(stored, 0)
 	if err != nil {
 		return nil, err
@@ -19,7 +48,170 @@ func (v *Version) Read(stored map[string]any) (map[string]any, error) {
 	if obj == nil {
 		return nil, errors.New("stored object is not a JSON object")
 	}
-	return v.crd.read(obj, v.name, true), nil
+	return v.readStored(nil, obj, readOptions(opts))
+}
+
+// ReadJSON is Read for the stored bytes (JSON, as etcd holds them).
+func (v *Version) ReadJSON(stored []byte, opts ...ReadOptions) (map[string]any, error) {
+	return v.readStored(stored, nil, readOptions(opts))
+}
+
+func readOptions(opts []ReadOptions) ReadOptions {
+	var o ReadOptions
+	var co []ConvertOptions
+	for _, x := range opts {
+		co = append(co, x.ConvertOptions)
+		if x.Key != "" {
+			o.Key = x.Key
+		}
+		if x.Revision != 0 {
+			o.Revision = x.Revision
+		}
+	}
+	o.ConvertOptions = convertOptions(co)
+	return o
+}
+
+// reading is one object going through the read path; each step does
+// nothing once an earlier one failed.
+type reading struct {
+	v    *Version
+	opts ReadOptions
+	raw  []byte
+	obj  map[string]any
+	err  error
+}
+
+// readStored is the server's GET of a stored object at this version, one
+// step per line.
+func (v *Version) readStored(raw []byte, obj map[string]any, opts ReadOptions) (map[string]any, error) {
+	r := &reading{v: v, opts: opts, raw: raw, obj: obj}
+	r.served()          // the version's endpoint: 404 when not served
+	r.decode()          // the storage serializer: JSON, not strict
+	r.coerceStored()    // schemaCoercingDecoder (§2.2): the stored version's schema, malformed metadata dropped, generation repaired
+	r.defaultStored()   // unstructuredDefaulter: the stored version's defaults
+	r.convert()         // the safe converter: a copy, the versions checked, the CRD's strategy
+	r.coerceTarget()    // schemaCoercingConverter: this version's schema
+	r.resourceVersion() // the storage versioner: the revision
+	return r.obj, r.err
+}
+
+func (r *reading) served() {
+	if !r.v.served {
+		r.err = &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: http.StatusNotFound,
+			Reason: metav1.StatusReasonNotFound, Message: "the server could not find the requested resource"}}
+	}
+}
+
+// corrupt fails the read as the storage layer does with an object it
+// cannot decode.
+func (r *reading) corrupt(err error) {
+	key := r.opts.Key
+	if key == "" {
+		key = r.v.crd.defaultKey(r.obj, r.raw)
+	}
+	se := fmt.Sprintf("StorageError: corrupt object, Code: 7, Key: %s, ResourceVersion: 0, AdditionalErrorMsg: object not decodable revision=%d: %v", key, r.opts.Revision, err)
+	r.err = apierrors.NewInternalError(errors.New(se))
+}
+
+func (r *reading) decode() {
+	if r.err != nil || r.raw == nil {
+		return
+	}
+	obj, err := decodeStored(r.raw)
+	if err != nil {
+		r.corrupt(err)
+		return
+	}
+	r.obj = obj
+}
+
+func (r *reading) coerceStored() {
+	if r.err != nil {
+		return
+	}
+	if _, _, err := r.v.crd.coerce(r.obj, coercion{dropInvalidMeta: true, rootMeta: true, repairGeneration: true}); err != nil {
+		r.corrupt(err)
+	}
+}
+
+func (r *reading) defaultStored() {
+	if r.err == nil {
+		r.v.crd.defaultOwnVersion(r.obj)
+	}
+}
+
+func (r *reading) convert() {
+	if r.err != nil {
+		return
+	}
+	out, err := r.v.crd.convertInPlace(r.obj, false, r.v.name, r.opts.ConvertOptions)
+	if err != nil {
+		r.corrupt(err)
+		return
+	}
+	r.obj = out
+}
+
+func (r *reading) coerceTarget() {
+	if r.err != nil {
+		return
+	}
+	// With None the root metadata is as the stored coercion left it,
+	// canonical: its round trip is the identity. A webhook's labels and
+	// annotations are not (an empty map goes).
+	rootMeta := r.v.crd.strategy() != apiextensionsv1.NoneConverter
+	if _, _, err := r.v.crd.coerce(r.obj, coercion{rootMeta: rootMeta}); err != nil {
+		r.corrupt(err)
+	}
+}
+
+func (r *reading) resourceVersion() {
+	if r.err != nil || r.opts.Revision == 0 {
+		return
+	}
+	if md, ok := r.obj["metadata"].(map[string]any); ok {
+		md["resourceVersion"] = strconv.FormatInt(r.opts.Revision, 10)
+	}
+}
+
+// defaultKey is the server's storage key for obj, or for raw when obj
+// could not be decoded.
+func (c *CRD) defaultKey(obj map[string]any, raw []byte) string {
+	var id struct {
+		Metadata struct {
+			Name      string `json:"name"`
+			Namespace string `json:"namespace"`
+		} `json:"metadata"`
+	}
+	if obj != nil {
+		id.Metadata.Name, id.Metadata.Namespace = stringAt(obj, "metadata", "name"), stringAt(obj, "metadata", "namespace")
+	} else {
+		_ = json.Unmarshal(raw, &id)
+	}
+	key := "/" + c.Group() + "/" + c.v1.Spec.Names.Plural + "/"
+	if id.Metadata.Namespace != "" && c.Namespaced() {
+		key += id.Metadata.Namespace + "/"
+	}
+	return key + id.Metadata.Name
+}
+
+// decodeStored decodes stored bytes as the storage codec does
+// (unstructured's JSON scheme: a kind is required). sigs.k8s.io/json
+// gives the same values in one pass; anything it refuses, or an object
+// without a kind, goes through the scheme itself for its error.
+func decodeStored(data []byte) (map[string]any, error) {
+	var obj map[string]any
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(data, &obj); err == nil && obj != nil {
+		if k, ok := obj["kind"].(string); ok && k != "" {
+			return obj, nil
+		}
+	}
+	u := &unstructured.Unstructured{}
+	if err := u.UnmarshalJSON(data); err != nil {
+		return nil, err
+	}
+	return u.Object, nil
 }
 
 // read is the server's read path for a stored object, in place, one step
@@ -62,6 +254,34 @@ func (c *CRD) storeAndRead(obj map[string]any, version string, statusDefaults bo
 		_, _, _ = c.coerce(obj, coercion{dropInvalidMeta: true})
 	}
 	return finishRead(c.read(obj, version, false))
+}
+
+// storeAndReadConverted is storeAndRead through the CRD's converter (a
+// webhook): the storage codec's encoder converts the object to the storage
+// version and coerces it there; its decoder reads it back (malformed
+// metadata dropped, generation repaired, the storage version's defaults),
+// converts it to version and coerces it with that version's schema. obj is
+// modified.
+func (c *CRD) storeAndReadConverted(obj map[string]any, version string, opts ConvertOptions) (map[string]any, error) {
+	stored, err := c.convertInPlace(obj, false, c.StorageVersion(), opts) // the encoder's converter
+	if err != nil {
+		return nil, err
+	}
+	if _, _, err := c.coerce(stored, coercion{rootMeta: true}); err != nil { // its coercion, storage schema
+		return nil, err
+	}
+	if _, _, err := c.coerce(stored, coercion{dropInvalidMeta: true, rootMeta: true, repairGeneration: true}); err != nil { // the decoder
+		return nil, err
+	}
+	c.defaultOwnVersion(stored)                                // the storage version's defaults
+	out, err := c.convertInPlace(stored, false, version, opts) // the decoder's converter
+	if err != nil {
+		return nil, err
+	}
+	if _, _, err := c.coerce(out, coercion{rootMeta: true}); err != nil { // its coercion, this version's schema
+		return nil, err
+	}
+	return out, nil
 }
 
 // finishRead removes the null creationTimestamp the ObjectMeta round trip

@@ -25,6 +25,10 @@ type CreateOptions struct {
 	// Namespace is the namespace of the request for a namespaced CRD. When
 	// empty, the object's metadata.namespace is used, else "default".
 	Namespace string
+	// Convert is used when the CRD's strategy is Webhook and the request's
+	// version is not the storage version: the server converts the object
+	// to the storage version and back through the webhook.
+	Convert ConvertOptions
 }
 
 func (o CreateOptions) mode() FieldValidation {

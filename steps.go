@@ -162,6 +162,8 @@ type coercion struct {
 	// rootMeta round-trips root metadata through ObjectMeta; false for
 	// metadata an earlier round trip made canonical (it is the identity).
 	rootMeta bool
+	// repairGeneration sets a zero generation to 1 (storage decoding).
+	repairGeneration bool
 }
 
 // coerce runs the server's decode-time step (unstructuredSchemaCoercer.apply)
@@ -205,6 +207,15 @@ func (c *CRD) coerce(obj map[string]any, how coercion) (pruned, unknown []string
 			unknown = append(unknown, pruned...)
 		}
 		unknown = append(unknown, paths...)
+		if how.repairGeneration {
+			if meta == nil {
+				// The server dereferences the missing metadata here.
+				return nil, nil, errors.New("stored object without metadata")
+			}
+			if meta.Generation == 0 {
+				meta.Generation = 1
+			}
+		}
 	}
 	if kindOK {
 		obj["kind"] = kind

@@ -19,6 +19,12 @@ import (
 type UpdateOptions struct {
 	// FieldValidation is Ignore, Warn or Strict; empty means Warn.
 	FieldValidation FieldValidation
+	// Convert is used when the CRD's strategy is Webhook and the request's
+	// version is not the storage version: the updated object is converted
+	// to the storage version and back through the webhook, as the server
+	// stores and reads it. The live object is converted by the read path
+	// with None.
+	Convert ConvertOptions
 }
 
 func (o UpdateOptions) mode() FieldValidation {
@@ -56,7 +62,7 @@ func (v *Version) UpdateJSON(data []byte, live map[string]any, opts UpdateOption
 	if data == nil {
 		data = []byte{}
 	}
-	return v.update(data, nil, live, opts.mode(), false)
+	return v.update(data, nil, live, opts, false)
 }
 
 // Update is UpdateJSON for an already decoded object. It modifies neither
@@ -75,7 +81,7 @@ func (v *Version) UpdateStatusJSON(data []byte, live map[string]any, opts Update
 	if data == nil {
 		data = []byte{}
 	}
-	return v.update(data, nil, live, opts.mode(), true)
+	return v.update(data, nil, live, opts, true)
 }
 
 // UpdateStatus is UpdateStatusJSON for an already decoded object. It
@@ -87,7 +93,7 @@ func (v *Version) UpdateStatus(obj, live map[string]any, opts UpdateOptions) Res
 func (v *Version) updateDecoded(obj, live map[string]any, opts UpdateOptions, status bool) Result {
 	if !typeMetaDecodes(obj) {
 		if raw, err := json.Marshal(obj); err == nil {
-			return v.update(raw, nil, live, opts.mode(), status)
+			return v.update(raw, nil, live, opts, status)
 		}
 	}
 	cp, err := normalizeValue(obj, 0)
@@ -95,35 +101,35 @@ func (v *Version) updateDecoded(obj, live map[string]any, opts UpdateOptions, st
 		return Result{Err: apierrors.NewBadRequest(err.Error())}
 	}
 	m, _ := cp.(map[string]any)
-	return v.update(nil, m, live, opts.mode(), status)
+	return v.update(nil, m, live, opts, status)
 }
 
 // update is the server's update handler, registry and strategy (the status
 // strategy when status is set) for one request, in their order; a step does
 // nothing once an earlier one failed.
-func (v *Version) update(raw []byte, obj, live map[string]any, mode FieldValidation, status bool) Result {
-	r := &request{v: v, mode: mode, raw: raw, obj: obj}
+func (v *Version) update(raw []byte, obj, live map[string]any, opts UpdateOptions, status bool) Result {
+	r := &request{v: v, mode: opts.mode(), raw: raw, obj: obj}
 	u := &updateRequest{request: r, status: status}
-	r.warnDeprecated()         // every request to a deprecated version
-	u.readLive(live)           // §2.4: the live object as the registry reads it, at this version
-	u.checkStatusSubresource() // /status exists only with the status subresource
-	r.decode()                 // §2.3.3: type meta, then the body (duplicates in Warn and Strict)
-	r.coerce()                 // §2.2: root metadata, prune, non-nullable nulls, embedded resources
-	r.defaultOwnVersion()      // §2.3.5: defaults of the object's own version
-	r.fieldValidation()        // §2.3.6: unknown and duplicate fields: a 400 or warnings
-	r.checkAPIVersion()        // §2.3.7
-	u.checkNamespace()         // §2.4: EnsureObjectNamespaceMatchesRequestNamespace (the URL's)
-	u.checkName()              // §2.4: checkName against the URL's name
-	r.dedupOwnerReferences()   // §2.4: duplicate owner references dropped, with a warning
-	r.resetManagedFields()     // §2.4: the field manager keeps only managed fields it decodes
-	u.checkUID()               // §2.4: the storage layer's uid precondition
-	u.checkResourceVersion()   // §2.4: required, and live's
-	u.prepareForUpdate()       // §2.4-2.5: generation, strategy.PrepareForUpdate
-	u.restoreFromLive()        // §2.4: uid, creationTimestamp, deletion timestamp and grace period
-	u.validateUpdate()         // §2.4, §2.7: validateCommonFields, strategy.ValidateUpdate
-	u.warnFinalizers()         // §2.4: warnings for added finalizers (not on /status)
-	r.storeAndRead()           // §2.3.13-14: encode at the storage version, read back
-	u.dropServerFields()       // the result leaves out what only a server fills
+	r.warnDeprecated()           // every request to a deprecated version
+	u.readLive(live)             // §2.4: the live object as the registry reads it, at this version
+	u.checkStatusSubresource()   // /status exists only with the status subresource
+	r.decode()                   // §2.3.3: type meta, then the body (duplicates in Warn and Strict)
+	r.coerce()                   // §2.2: root metadata, prune, non-nullable nulls, embedded resources
+	r.defaultOwnVersion()        // §2.3.5: defaults of the object's own version
+	r.fieldValidation()          // §2.3.6: unknown and duplicate fields: a 400 or warnings
+	r.checkAPIVersion()          // §2.3.7
+	u.checkNamespace()           // §2.4: EnsureObjectNamespaceMatchesRequestNamespace (the URL's)
+	u.checkName()                // §2.4: checkName against the URL's name
+	r.dedupOwnerReferences()     // §2.4: duplicate owner references dropped, with a warning
+	r.resetManagedFields()       // §2.4: the field manager keeps only managed fields it decodes
+	u.checkUID()                 // §2.4: the storage layer's uid precondition
+	u.checkResourceVersion()     // §2.4: required, and live's
+	u.prepareForUpdate()         // §2.4-2.5: generation, strategy.PrepareForUpdate
+	u.restoreFromLive()          // §2.4: uid, creationTimestamp, deletion timestamp and grace period
+	u.validateUpdate()           // §2.4, §2.7: validateCommonFields, strategy.ValidateUpdate
+	u.warnFinalizers()           // §2.4: warnings for added finalizers (not on /status)
+	r.storeAndRead(opts.Convert) // §2.3.13-14: encode at the storage version, read back
+	u.dropServerFields()         // the result leaves out what only a server fills
 	return r.res
 }
 

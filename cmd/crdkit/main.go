@@ -7,6 +7,7 @@
 //	crdkit versions [-o text|json] CRD-FILE
 //	crdkit openapi --openapi-version 2|3 [--group-version G/V] [-o json|yaml] CRD-FILE...
 //	crdkit explain --crds CRDS RESOURCE[.FIELD...] [--api-version G/V] [--recursive]
+//	crdkit convert --crds CRDS --to VERSION [-o json|yaml] FILE...
 //
 // Exit status: 0 when everything is accepted, 1 when anything is refused,
 // 2 on usage or load errors.
@@ -27,6 +28,7 @@ commands:
   versions  list a CRD's versions in priority order
   openapi   print the OpenAPI v3 or v2 the server publishes for CRDs
   explain   print what kubectl explain prints for a custom resource
+  convert   read stored objects at another version, as a GET would return them
   bench     measure crdkit's throughput on your objects, step by step
 
 Run "crdkit <command> -h" for the flags of a command.
@@ -57,6 +59,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return openapiCmd(args[1:], stdout, stderr)
 	case "explain":
 		return explainCmd(args[1:], stdout, stderr)
+	case "convert":
+		return convertCmd(args[1:], stdout, stderr)
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return 0

@@ -47,6 +47,7 @@ type Options struct {
 type Server struct {
 	etcd       *embed.Etcd
 	etcdDir    string
+	etcdPrefix string
 	kubeconfig string
 	tearDown   func()
 
@@ -111,9 +112,10 @@ func New(opts Options) (*Server, error) {
 	if _, err := rand.Read(prefix); err != nil {
 		return nil, err
 	}
+	s.etcdPrefix = "/crdkit-" + hex.EncodeToString(prefix)
 	flags := append([]string{
 		"--etcd-servers", etcdURL,
-		"--etcd-prefix", "/crdkit-" + hex.EncodeToString(prefix),
+		"--etcd-prefix", s.etcdPrefix,
 		"--authentication-skip-lookup",
 		"--authentication-kubeconfig", s.kubeconfig,
 		"--authorization-kubeconfig", s.kubeconfig,

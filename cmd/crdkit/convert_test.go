@@ -1,0 +1,113 @@
+package main
+
+import (
+	"encoding/json"
+	"encoding/pem"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/crdkit/crdkit/conversion"
+)
+
+const convertCRD = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: things.example.com}
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {plural: things, kind: Thing}
+  %CONVERSION%
+  versions:
+  - name: v1
+    served: true
+    storage: false
+    schema: {openAPIV3Schema: {type: object, properties: {spec: {type: object, properties: {size: {type: integer, default: 1}}}}}}
+  - name: v2
+    served: true
+    storage: true
+    schema: {openAPIV3Schema: {type: object, properties: {spec: {type: object, properties: {replicas: {type: integer, default: 3}, size: {type: integer}}}}}}
+  - name: v3
+    served: false
+    storage: false
+    schema: {openAPIV3Schema: {type: object}}
+`
+
+const storedThings = `apiVersion: example.com/v1
+kind: Thing
+metadata: {name: a, namespace: ns, uid: u1, resourceVersion: "5", creationTimestamp: "2020-01-01T00:00:00Z", generation: 2, labels: {x: 1}}
+spec: {bogus: true}
+---
+apiVersion: example.com/v9
+kind: Thing
+metadata: {name: b, namespace: ns}
+`
+
+func TestConvert(t *testing.T) {
+	crd := writeFile(t, "crd.yaml", strings.Replace(convertCRD, "%CONVERSION%", "", 1))
+	objs := writeFile(t, "stored.yaml", storedThings)
+	code, out, errs := runCLI(t, "convert", "--crds", crd, "--to", "v2", objs)
+	if code != 1 {
+		t.Fatalf("convert = %d (stderr %s), want 1", code, errs)
+	}
+	var doc struct {
+		Results []objectResult `json:"results"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("output %s: %v", out, err)
+	}
+	if len(doc.Results) != 2 {
+		t.Fatalf("%d results, want 2: %s", len(doc.Results), out)
+	}
+	r := doc.Results[0]
+	obj, _ := json.Marshal(r.Object)
+	if want := `{"apiVersion":"example.com/v2","kind":"Thing","metadata":{"generation":2,"name":"a","namespace":"ns"},"spec":{"size":1}}`; !r.Allowed || r.Code != 200 || string(obj) != want || r.Name != "a" || r.Namespace != "ns" || r.APIVersion != "example.com/v1" {
+		t.Errorf("result 0 = %+v, object %s; want allowed, 200, %s", r, obj, want)
+	}
+	r = doc.Results[1]
+	if r.Allowed || r.Code != 500 || r.Reason != "InternalError" || !strings.HasSuffix(r.Message, "request to convert CR from an invalid group/version: example.com/v9") {
+		t.Errorf("result 1 = %+v, want a 500 for the undefined version", r)
+	}
+
+	if code, out, _ := runCLI(t, "convert", "--crds", crd, "--to", "v3", "-o", "yaml", objs); code != 1 || !strings.Contains(out, "code: 404") {
+		t.Errorf("convert --to v3 = %d, %s; want 1 and a 404", code, out)
+	}
+	for _, args := range [][]string{
+		{"convert", "--crds", crd, objs},
+		{"convert", "--to", "v2", objs},
+		{"convert", "--crds", crd, "--to", "v2"},
+		{"convert", "--crds", crd, "--to", "v2", "-o", "text", objs},
+		{"convert", "--crds", crd, "--to", "v7", objs},
+	} {
+		if code, _, _ := runCLI(t, args...); code != 2 {
+			t.Errorf("run(%v) = %d, want 2", args, code)
+		}
+	}
+}
+
+func TestConvertWebhook(t *testing.T) {
+	h := conversion.NewHandler(conversion.Pairs(map[conversion.Pair]conversion.Func{
+		{From: "example.com/v1", To: "example.com/v2"}: func(o map[string]any) (map[string]any, error) {
+			spec := o["spec"].(map[string]any)
+			spec["replicas"] = spec["size"]
+			delete(spec, "size")
+			return o, nil
+		},
+	}))
+	srv := httptest.NewTLSServer(h)
+	defer srv.Close()
+	// The CRD's own clientConfig points nowhere useful: the flags redirect it.
+	crd := writeFile(t, "crd.yaml", strings.Replace(convertCRD, "%CONVERSION%",
+		`conversion: {strategy: Webhook, webhook: {conversionReviewVersions: [v1], clientConfig: {url: "https://127.0.0.1:1/convert"}}}`, 1))
+	ca := writeFile(t, "ca.pem", string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})))
+	objs := writeFile(t, "stored.yaml", `{"apiVersion":"example.com/v1","kind":"Thing","metadata":{"name":"a","namespace":"ns"},"spec":{"size":4}}`)
+	code, out, errs := runCLI(t, "convert", "--crds", crd, "--to", "v2", "--webhook-url", srv.URL+"/convert", "--webhook-ca", ca, objs)
+	if code != 0 {
+		t.Fatalf("convert = %d (stderr %s, out %s), want 0", code, errs, out)
+	}
+	if !strings.Contains(out, `"spec": {
+          "replicas": 4
+        }`) {
+		t.Errorf("convert output %s: want spec.replicas 4", out)
+	}
+}
