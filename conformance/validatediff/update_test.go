@@ -13,8 +13,10 @@ import (
 
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel/model"
 	apiservervalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apiserver/pkg/cel/common"
 
@@ -121,36 +123,35 @@ func (tl *tally) checkUpdate(tg *target, p updatePair, up, got []cause, plain in
 }
 
 // TestValidateUpdateAgrees compares ratcheted validation of updates, of the
-// whole object (PUT) and of the status alone (PUT to /status).
+// whole object (PUT) and of the status alone (PUT to /status), on the
+// corpus CRD versions and on synthetic ones whose schemas have what the
+// corpus lacks: properties inside anyOf, oneOf, allOf and not, map lists
+// with composite keys, atomic and set lists of constrained items, the
+// root's and the status's kind and apiVersion constrained.
 func TestValidateUpdateAgrees(t *testing.T) {
-	targets := corpusTargets(t)
+	sets := []struct {
+		name    string
+		targets []*target
+	}{{"corpus", corpusTargets(t)}, {"synthetic", syntheticTargets(t)}}
 	var lines []string
 	t.Run("update", func(t *testing.T) {
 		tl := &tally{}
-		tl.orderWorkers()
-		func() {
-			defer tl.waitOrders()
-			for _, tg := range targets {
-				if tg.structural == nil {
-					continue
+		var parts []string
+		for _, set := range sets {
+			n, agree := tl.n, tl.agree
+			t.Run(set.name, func(t *testing.T) {
+				tl.orderWorkers()
+				defer tl.waitOrders()
+				for _, tg := range set.targets {
+					checkUpdates(t, tl, tg)
 				}
-				for _, p := range updatePairs(t, tg, nil) {
-					up, err := upstreamUpdate(tg, p.new, p.old)
-					if err != nil {
-						tl.skipped++
-						continue
-					}
-					plain := len(apiservervalidation.ValidateCustomResource(nil, p.new, tg.validator))
-					tl.checkUpdate(tg, p, up, oursUpdate(tg, p.new, p.old), plain, func() ([]cause, error) {
-						return upstreamUpdate(tg, p.new, p.old)
-					})
-				}
-			}
-		}()
+			})
+			parts = append(parts, fmt.Sprintf("%s %d/%d", set.name, tl.agree-agree, tl.n-n))
+		}
 		tl.report(t, "update")
 		lines = append(lines,
-			fmt.Sprintf("conformance: validate-update-ratcheting %d/%d (%d with errors ratcheted; %d invalid upstream with %d causes)",
-				tl.agree, tl.n, tl.ratcheted, tl.invalid, tl.causes),
+			fmt.Sprintf("conformance: validate-update-ratcheting %d/%d (%d with errors ratcheted; %s; %d invalid upstream with %d causes)",
+				tl.agree, tl.n, tl.ratcheted, strings.Join(parts, ", "), tl.invalid, tl.causes),
 			fmt.Sprintf("conformance: validate-update-order-exact %d/%d (%d unstable)", tl.orderAgree, tl.ordered, tl.unstable))
 		if tl.skipped > 0 {
 			t.Errorf("upstream panicked on %d updates", tl.skipped)
@@ -158,48 +159,25 @@ func TestValidateUpdateAgrees(t *testing.T) {
 	})
 	t.Run("status", func(t *testing.T) {
 		tl := &tally{}
-		tl.orderWorkers()
 		versions := 0
-		func() {
-			defer tl.waitOrders()
-			for _, tg := range targets {
-				st := tg.ours.Property("status")
-				sp, ok := tg.props.Properties["status"]
-				if tg.structural == nil || st == nil || !ok {
-					continue
-				}
-				internal := new(apiextensions.JSONSchemaProps)
-				if err := apiextensionsv1.Convert_v1_JSONSchemaProps_To_apiextensions_JSONSchemaProps(&sp, internal, nil); err != nil {
-					t.Fatal(err)
-				}
-				sv, _, err := apiservervalidation.NewSchemaValidator(internal)
-				if err != nil {
-					t.Errorf("%s: status validator: %v", tg.name, err)
-					continue
-				}
-				versions++
-				underStatus := func(path []any) bool { return len(path) > 0 && path[0] == "status" }
-				for _, p := range updatePairs(t, tg, underStatus) {
-					status, ok := p.new["status"]
-					if !ok {
-						continue
+		var parts []string
+		for _, set := range sets {
+			n, agree := tl.n, tl.agree
+			t.Run(set.name, func(t *testing.T) {
+				tl.orderWorkers()
+				defer tl.waitOrders()
+				for _, tg := range set.targets {
+					if checkStatusUpdates(t, tl, tg) {
+						versions++
 					}
-					up, err := upstreamStatusUpdate(tg, sv, p.new, p.old)
-					if err != nil {
-						tl.skipped++
-						continue
-					}
-					plain := len(apiservervalidation.ValidateCustomResource(field.NewPath("status"), status, sv))
-					tl.checkUpdate(tg, p, up, oursStatusUpdate(st, p.new, p.old), plain, func() ([]cause, error) {
-						return upstreamStatusUpdate(tg, sv, p.new, p.old)
-					})
 				}
-			}
-		}()
+			})
+			parts = append(parts, fmt.Sprintf("%s %d/%d", set.name, tl.agree-agree, tl.n-n))
+		}
 		tl.report(t, "status")
 		lines = append(lines,
-			fmt.Sprintf("conformance: validate-status-update-ratcheting %d/%d (%d with errors ratcheted; %d CRD versions with a status schema)",
-				tl.agree, tl.n, tl.ratcheted, versions),
+			fmt.Sprintf("conformance: validate-status-update-ratcheting %d/%d (%d with errors ratcheted; %s; %d CRD versions with a status schema)",
+				tl.agree, tl.n, tl.ratcheted, strings.Join(parts, ", "), versions),
 			fmt.Sprintf("conformance: validate-status-update-order-exact %d/%d (%d unstable)", tl.orderAgree, tl.ordered, tl.unstable))
 		if tl.skipped > 0 {
 			t.Errorf("upstream panicked on %d status updates", tl.skipped)
@@ -210,18 +188,149 @@ func TestValidateUpdateAgrees(t *testing.T) {
 	}
 }
 
-// changesPerOld is how many changed new objects each old object gets,
-// besides the unchanged one.
-const changesPerOld = 6
+// checkUpdates compares both implementations on a target's update pairs.
+func checkUpdates(t *testing.T, tl *tally, tg *target) {
+	if tg.structural == nil {
+		return
+	}
+	for _, p := range updatePairs(t, tg, nil) {
+		up, err := upstreamUpdate(tg, p.new, p.old)
+		if err != nil {
+			tl.skipped++
+			continue
+		}
+		plain := len(apiservervalidation.ValidateCustomResource(nil, p.new, tg.validator))
+		tl.checkUpdate(tg, p, up, oursUpdate(tg, p.new, p.old), plain, func() ([]cause, error) {
+			return upstreamUpdate(tg, p.new, p.old)
+		})
+	}
+}
+
+// checkStatusUpdates compares both implementations on a target's update
+// pairs whose changes are in the status, validating the status alone as
+// the status strategy does; false when the target has no status schema.
+func checkStatusUpdates(t *testing.T, tl *tally, tg *target) bool {
+	st := tg.ours.Property("status")
+	sp, ok := tg.props.Properties["status"]
+	if tg.structural == nil || st == nil || !ok {
+		return false
+	}
+	// The server's statusSchemaValidator (getOrCreateServingInfoFor).
+	internal := new(apiextensions.JSONSchemaProps)
+	if err := apiextensionsv1.Convert_v1_JSONSchemaProps_To_apiextensions_JSONSchemaProps(&sp, internal, nil); err != nil {
+		t.Fatal(err)
+	}
+	sv, _, err := apiservervalidation.NewSchemaValidator(internal)
+	if err != nil {
+		t.Errorf("%s: status validator: %v", tg.name, err)
+		return false
+	}
+	underStatus := func(path []any) bool { return len(path) > 0 && path[0] == "status" }
+	for _, p := range updatePairs(t, tg, underStatus) {
+		status, ok := p.new["status"]
+		if !ok {
+			continue
+		}
+		up, err := upstreamStatusUpdate(tg, sv, p.new, p.old)
+		if err != nil {
+			tl.skipped++
+			continue
+		}
+		plain := len(apiservervalidation.ValidateCustomResource(field.NewPath("status"), status, sv))
+		tl.checkUpdate(tg, p, up, oursStatusUpdate(st, p.new, p.old), plain, func() ([]cause, error) {
+			return upstreamStatusUpdate(tg, sv, p.new, p.old)
+		})
+	}
+	return true
+}
+
+// syntheticSchema has what ratcheting treats specially and the corpus
+// lacks; KIND is replaced by the root kind's schema.
+const syntheticSchema = `{"type":"object","properties":{
+  "apiVersion":{"type":"string","maxLength":40},
+  "kind":KIND,
+  "metadata":{"type":"object"},
+  "spec":{"type":"object",
+    "properties":{
+      "x":{"type":"string"},"y":{"type":"integer"},"z":{"type":"string"},
+      "obj":{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"integer"}}},
+      "list":{"type":"array","x-kubernetes-list-type":"map","x-kubernetes-list-map-keys":["name"],
+        "items":{"type":"object","required":["name"],"properties":{"name":{"type":"string"},"v":{"type":"string"},"n":{"type":"integer","maximum":3}}}},
+      "multi":{"type":"array","x-kubernetes-list-type":"map","x-kubernetes-list-map-keys":["k1","k2"],
+        "items":{"type":"object","required":["k1","k2"],"properties":{"k1":{"type":"string"},"k2":{"type":"integer"},"v":{"type":"string","maxLength":2}}}},
+      "atomic":{"type":"array","maxItems":3,"items":{"type":"object","properties":{"v":{"type":"string","maxLength":2}}}},
+      "set":{"type":"array","x-kubernetes-list-type":"set","items":{"type":"string","maxLength":2}},
+      "labels":{"type":"object","maxProperties":3,"additionalProperties":{"type":"string","maxLength":2}},
+      "nested":{"type":"object","additionalProperties":{"type":"object","properties":{"deep":{"type":"array","x-kubernetes-list-type":"map","x-kubernetes-list-map-keys":["id"],
+        "items":{"type":"object","required":["id"],"properties":{"id":{"type":"integer"},"w":{"type":"string","enum":["a","b"]}}}}}}},
+      "free":{"type":"object","x-kubernetes-preserve-unknown-fields":true,"maxProperties":2},
+      "ios":{"x-kubernetes-int-or-string":true,"anyOf":[{"type":"integer"},{"type":"string"}],"maxLength":3}
+    },
+    "anyOf":[{"properties":{"x":{"maxLength":2}}},{"required":["y"]}],
+    "oneOf":[{"properties":{"obj":{"properties":{"a":{"maxLength":2}}}}},{"required":["z"]}],
+    "allOf":[{"properties":{"y":{"maximum":5}}},{"properties":{"list":{"items":{"properties":{"v":{"maxLength":2}}}}}}],
+    "not":{"required":["x"],"properties":{"x":{"enum":["bad"]}}}
+  },
+  "status":{"type":"object","properties":{
+    "kind":{"type":"string","maxLength":2},"apiVersion":{"type":"string","maxLength":2},
+    "phase":{"type":"string","maxLength":2},
+    "conds":{"type":"array","x-kubernetes-list-type":"map","x-kubernetes-list-map-keys":["type"],
+      "items":{"type":"object","required":["type"],"properties":{"type":{"type":"string"},"msg":{"type":"string","maxLength":2}}}}},
+    "anyOf":[{"properties":{"phase":{"minLength":1}}}]}
+}}`
+
+// syntheticTargets returns targets of synthetic CRDs: the schema with the
+// root kind unconstrained, and constrained so that every object breaks it.
+func syntheticTargets(t *testing.T) []*target {
+	var out []*target
+	for i, kind := range []string{`{"type":"string"}`, `{"type":"string","maxLength":4}`} {
+		props := new(apiextensionsv1.JSONSchemaProps)
+		if err := json.Unmarshal([]byte(strings.Replace(syntheticSchema, "KIND", kind, 1)), props); err != nil {
+			t.Fatal(err)
+		}
+		crd := &apiextensionsv1.CustomResourceDefinition{
+			ObjectMeta: metav1.ObjectMeta{Name: "synths.synthetic.crdkit.dev"},
+			Spec: apiextensionsv1.CustomResourceDefinitionSpec{
+				Group: "synthetic.crdkit.dev",
+				Names: apiextensionsv1.CustomResourceDefinitionNames{Plural: "synths", Singular: "synth", Kind: "Synth", ListKind: "SynthList"},
+				Scope: apiextensionsv1.NamespaceScoped,
+				Versions: []apiextensionsv1.CustomResourceDefinitionVersion{{
+					Name: "v1", Served: true, Storage: true,
+					Schema:       &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: props},
+					Subresources: &apiextensionsv1.CustomResourceSubresources{Status: &apiextensionsv1.CustomResourceSubresourceStatus{}},
+				}},
+			},
+		}
+		tg, err := newTarget(fmt.Sprintf("synthetic-%d/v1", i), props)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tg.structural == nil {
+			t.Fatalf("%s: not structural", tg.name)
+		}
+		if errs := structuralschema.ValidateStructural(nil, tg.structural); len(errs) > 0 {
+			t.Fatalf("%s: %v", tg.name, errs)
+		}
+		tg.apiVersion, tg.kind, tg.crd, tg.version = "synthetic.crdkit.dev/v1", "Synth", crd, "v1"
+		out = append(out, tg)
+	}
+	return out
+}
 
 // updatePairs returns the update pairs of one target: old objects from the
-// corpus, generated valid objects and generated invalid cases (the server
-// refuses them as creates), each paired with itself unchanged and with
-// changesPerOld copies changed at one to three random sites. Changes to an
-// invalid old object avoid the fields of its errors, so that the invalid
-// values are kept and ratcheting has something to drop. allow, when not
+// corpus, generated valid objects, generated invalid cases (the server
+// refuses them as creates) and generated objects broken at random sites, each paired with itself unchanged and with
+// six copies changed (twelve, and 40 generated objects, for the synthetic
+// targets) at one to three random sites. Changes to an
+// invalid old object avoid the values of its errors (they may change what
+// holds them: reorder the list, add a property beside), so that the
+// invalid values are kept and ratcheting has something to drop. allow, when not
 // nil, limits the sites changed (the status variant changes the status).
 func updatePairs(t *testing.T, tg *target, allow func(path []any) bool) []updatePair {
+	seeds, changes := uint64(3), 6
+	if strings.HasPrefix(tg.name, "synthetic") {
+		seeds, changes = 40, 12
+	}
 	g, err := gen.New(tg.crd, tg.version, gen.Options{OptionalRatio: 0.9, MaxItems: 3})
 	if err != nil {
 		t.Errorf("%s: %v", tg.name, err)
@@ -243,7 +352,7 @@ func updatePairs(t *testing.T, tg *target, allow func(path []any) bool) []update
 	for _, d := range corpusKind(t, tg) {
 		add(d.name, d.obj)
 	}
-	for seed := uint64(1); seed <= 3; seed++ {
+	for seed := uint64(1); seed <= seeds; seed++ {
 		add(fmt.Sprintf("generated %d", seed), g.Object(seed, "update"))
 	}
 	cg, err := gen.New(tg.crd, tg.version, gen.Options{Cases: 150, MultiErrors: 30})
@@ -268,7 +377,25 @@ func updatePairs(t *testing.T, tg *target, allow func(path []any) bool) []update
 		add("case "+c.Name, obj)
 	}
 
+	// Generated objects broken at random sites with values of other kinds
+	// and out of bounds (those of TestValidateAgrees's mutations).
 	r := rand.New(rand.NewPCG(14, uint64(len(tg.name))))
+	for seed := uint64(1); seed <= seeds; seed++ {
+		base := g.Object(seed, "update")
+		var ss []site
+		collectSites(tg.ours, base, nil, &ss)
+		ss = slices.DeleteFunc(ss, func(x site) bool { return len(x.path) == 0 || (allow != nil && !allow(x.path)) })
+		for range min(len(ss), 4) {
+			x := ss[r.IntN(len(ss))]
+			vs := variants(x)
+			obj := deepCopy(base).(map[string]any)
+			setAt(obj, x.path, vs[r.IntN(len(vs))])
+			if len(apiservervalidation.ValidateCustomResource(nil, obj, tg.validator)) > 0 {
+				add(fmt.Sprintf("generated %d broken at %s", seed, fieldOf(x.path)), obj)
+			}
+		}
+	}
+
 	var out []updatePair
 	for i, o := range olds {
 		donor := g.Object(uint64(100+i), "update")
@@ -279,17 +406,29 @@ func updatePairs(t *testing.T, tg *target, allow func(path []any) bool) []update
 			}
 			f := fieldOf(path)
 			for _, e := range o.fields {
-				if related(f, e) {
+				if within(f, e) {
 					return true
 				}
 			}
 			return false
 		}
-		for k := range changesPerOld {
+		// Values that hold an error's value: changing them (reordering a
+		// list, changing another item) keeps the invalid value or not, as
+		// the pairing decides.
+		holds := func(path []any) bool {
+			f := fieldOf(path)
+			for _, e := range o.fields {
+				if f != e && within(e, f) {
+					return true
+				}
+			}
+			return false
+		}
+		for k := range changes {
 			nw := deepCopy(o.obj).(map[string]any)
 			var did []string
 			for range 1 + r.IntN(3) {
-				if d := change(r, tg.ours, nw, donor, avoid); d != "" {
+				if d := change(r, tg.ours, nw, donor, avoid, holds); d != "" {
 					did = append(did, d)
 				}
 			}
@@ -357,30 +496,30 @@ func fieldOf(path []any) string {
 	return b.String()
 }
 
-// related reports whether one field is the other or inside it. An error
-// of the root ("<nil>") relates to nothing: the root is never unchanged
-// once something changes.
-func related(a, b string) bool {
-	if a == "" || b == "<nil>" || b == "" {
-		return a == b
+// within reports whether field a is field b or inside it. Nothing is
+// within an error of the root ("<nil>"): the root is never unchanged once
+// something changes.
+func within(a, b string) bool {
+	if b == "<nil>" || b == "" {
+		return false
 	}
-	inside := func(x, y string) bool {
-		return strings.HasPrefix(x, y) && (len(x) == len(y) || x[len(y)] == '.' || x[len(y)] == '[')
-	}
-	return inside(a, b) || inside(b, a)
+	return strings.HasPrefix(a, b) && (len(a) == len(b) || a[len(b)] == '.' || a[len(b)] == '[')
 }
 
 // change makes one change to obj at a random site that avoid does not
-// refuse, and describes it; "" when there was none to make. The kinds:
+// refuse, one that prefer accepts half of the time, and describes it; "" when there was none to make. The kinds:
 // a scalar changed, a value kept (set again to an equal copy), replaced by
 // a value of another kind, or removed; a list-type=map list reordered, an
 // item added with new keys, removed or duplicated; an item of another list
 // changed, or one appended; a property added (from the donor, a generated
 // object of the same schema) or an unknown one added.
-func change(r *rand.Rand, s *schema.Schema, obj map[string]any, donor map[string]any, avoid func([]any) bool) string {
+func change(r *rand.Rand, s *schema.Schema, obj map[string]any, donor map[string]any, avoid, prefer func([]any) bool) string {
 	var ss []site
 	collectSites(s, obj, nil, &ss)
 	ss = slices.DeleteFunc(ss, func(x site) bool { return len(x.path) == 0 || avoid(x.path) })
+	if preferred := slices.DeleteFunc(slices.Clone(ss), func(x site) bool { return !prefer(x.path) }); len(preferred) > 0 && r.IntN(2) == 0 {
+		ss = preferred
+	}
 	// Properties of the donor missing from obj, whose object is in obj.
 	var adds []site
 	var ds []site
