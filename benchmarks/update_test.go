@@ -28,7 +28,8 @@ import (
 // a correlated object of the root, as customresource's strategy builds them
 // per update) beside crdkit's (Schema.ValidateUpdate with Correlate). Each
 // corpus object, as the server validates it (pruned, null-pruned,
-// defaulted), is the old object; the new one has one scalar field changed.
+// defaulted), is the old object; the new one has one scalar field changed
+// (the first under spec whose change adds no error).
 // Each object has a ".ratcheted" variant too, whose old and new objects
 // both hold a value of the wrong type elsewhere, so that the error is
 // found and ratcheted away. Neither side modifies its inputs.
@@ -89,8 +90,18 @@ func loadUpdateCases(tb testing.TB, dir string) ([]updateCase, error) {
 		}
 		md, _ := obj["metadata"].(map[string]any)
 		name := fmt.Sprintf("%s/%v-%d", cv.name, md["name"], i)
+		// The first field whose change adds no error (a pattern or an enum
+		// may refuse it), else the first.
 		nw := runtime.DeepCopyJSON(obj)
 		setLeaf(nw, leaves[0], changed(leafAt(nw, leaves[0])))
+		for _, l := range leaves {
+			try := runtime.DeepCopyJSON(obj)
+			setLeaf(try, l, changed(leafAt(try, l)))
+			if len(cv.ours.Validate(try, nil, nil)) <= len(cv.ours.Validate(obj, nil, nil)) {
+				nw = try
+				break
+			}
+		}
 		c := updateCase{name: name, validator: validator, structural: cv.up, ours: cv.ours, new: nw, old: obj}
 		out = append(out, c)
 		if len(leaves) > 1 {
