@@ -226,7 +226,23 @@ func checkStatusUpdates(t *testing.T, tl *tally, tg *target) bool {
 		return false
 	}
 	underStatus := func(path []any) bool { return len(path) > 0 && path[0] == "status" }
-	for _, p := range updatePairs(t, tg, underStatus) {
+	pairs := updatePairs(t, tg, underStatus)
+	// A status of null over none or null: the status strategy's
+	// Key("status") finds no pair over none, and the validator then pairs
+	// the new status with a nil old one, which is Equal.
+	if g, err := gen.New(tg.crd, tg.version, gen.Options{}); err == nil {
+		base := g.Object(1, "status")
+		without := deepCopy(base).(map[string]any)
+		delete(without, "status")
+		null := deepCopy(base).(map[string]any)
+		null["status"] = nil
+		pairs = append(pairs,
+			updatePair{"null status over none", null, without},
+			updatePair{"null status over null", null, deepCopy(null).(map[string]any)},
+			updatePair{"status over none", base, without},
+			updatePair{"status over null", base, null})
+	}
+	for _, p := range pairs {
 		status, ok := p.new["status"]
 		if !ok {
 			continue
