@@ -26,7 +26,8 @@
 // properties added; changes to an invalid old object leave its invalid
 // values as they are, so that ratcheting has errors to drop. Synthetic CRDs
 // add what the corpus lacks (properties inside anyOf, oneOf, allOf and not,
-// composite map keys, constrained kind and status.kind).
+// composite map keys, constrained kind and status.kind, lists and maps
+// holding an invalid value beside valid ones, repeated map keys).
 //
 // The order of causes is compared too where upstream's is stable: a case
 // with several causes is validated by upstream 10 times, and if the order is

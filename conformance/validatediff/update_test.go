@@ -295,6 +295,35 @@ const syntheticSchema = `{"type":"object","properties":{
     "anyOf":[{"properties":{"phase":{"minLength":1}}}]}
 }}`
 
+// syntheticInvalid are values of the synthetic schema with one invalid
+// part beside valid ones.
+var syntheticInvalid = []struct {
+	path  []any
+	value string
+}{
+	{[]any{"spec", "atomic"}, `[{"v":"long"},{"v":"ok"}]`},
+	{[]any{"spec", "set"}, `["long","ok"]`},
+	{[]any{"spec", "list"}, `[{"name":"a","n":9},{"name":"b","n":1}]`},
+	// Repeated keys: an item pairs with the first old item of its keys.
+	{[]any{"spec", "list"}, `[{"name":"a","n":9},{"name":"a","n":1},{"name":"b","n":8}]`},
+	{[]any{"spec", "multi"}, `[{"k1":"a","k2":1,"v":"ok"},{"k1":"a","k2":1,"v":"long"}]`},
+	{[]any{"spec", "multi"}, `[{"k1":"a","k2":1,"v":"long"},{"k1":"a","k2":2,"v":"ok"},{"k1":"b","k2":1,"v":"ok"}]`},
+	{[]any{"spec", "nested"}, `{"x":{"deep":[{"id":1,"w":"c"},{"id":2,"w":"a"}]},"y":{"deep":[]}}`},
+	{[]any{"spec", "labels"}, `{"a":"long","b":"ok"}`},
+	{[]any{"spec", "obj"}, `{"a":"long","b":1}`},
+	{[]any{"spec", "free"}, `{"a":1,"b":2,"c":3}`},
+	{[]any{"status", "conds"}, `[{"type":"A","msg":"long"},{"type":"B","msg":"ok"}]`},
+	{[]any{"status", "phase"}, `"long"`},
+}
+
+func decodeJSON(t *testing.T, s string) any {
+	v, err := decode([]byte(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
 // syntheticTargets returns targets of synthetic CRDs: the schema with the
 // root kind unconstrained, and constrained so that every object breaks it.
 func syntheticTargets(t *testing.T) []*target {
@@ -391,6 +420,26 @@ func updatePairs(t *testing.T, tg *target, allow func(path []any) bool) []update
 		}
 		invalid++
 		add("case "+c.Name, obj)
+	}
+
+	// The synthetic schema's lists and maps holding an invalid value beside
+	// a valid one, in generated objects: changes then reorder, add to or
+	// change the rest of what holds the invalid value.
+	if strings.HasPrefix(tg.name, "synthetic") {
+		for seed := uint64(1); seed <= 10; seed++ {
+			for _, iv := range syntheticInvalid {
+				obj := g.Object(seed, "update")
+				parent, _ := getAt(obj, iv.path[:len(iv.path)-1]).(map[string]any)
+				if parent == nil {
+					parent = map[string]any{}
+					setAt(obj, iv.path[:len(iv.path)-1], parent)
+				}
+				parent[iv.path[len(iv.path)-1].(string)] = decodeJSON(t, iv.value)
+				if len(apiservervalidation.ValidateCustomResource(nil, obj, tg.validator)) > 0 {
+					add(fmt.Sprintf("generated %d with %s", seed, fieldOf(iv.path)), obj)
+				}
+			}
+		}
 	}
 
 	// Generated objects broken at random sites with values of other kinds
