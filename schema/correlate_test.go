@@ -21,36 +21,39 @@ const ratchetSchema = `{"type":"object","properties":{
     "free":{"type":"object","x-kubernetes-preserve-unknown-fields":true,"maxProperties":1}
   }}}}`
 
+// validateUpdateCases are checked by TestValidateUpdate and seed
+// FuzzValidateUpdate.
+var validateUpdateCases = []struct {
+	name, new, old string
+	want           []string
+}{
+	{"unchanged property", `{"spec":{"name":"long","other":"a"}}`, `{"spec":{"name":"long","other":"b"}}`, nil},
+	{"changed property", `{"spec":{"name":"longer"}}`, `{"spec":{"name":"long"}}`,
+		[]string{"spec.name: Too long: may not be more than 3 bytes"}},
+	{"new property", `{"spec":{"name":"long"}}`, `{"spec":{}}`,
+		[]string{"spec.name: Too long: may not be more than 3 bytes"}},
+	{"unchanged additional key", `{"spec":{"labels":{"a":"long","b":"x"}}}`, `{"spec":{"labels":{"a":"long"}}}`, nil},
+	{"map list item reordered", `{"spec":{"ports":[{"name":"b","port":1},{"name":"a","port":99}]}}`,
+		`{"spec":{"ports":[{"name":"a","port":99},{"name":"b","port":2}]}}`, nil},
+	{"map list item changed", `{"spec":{"ports":[{"name":"a","port":98}]}}`, `{"spec":{"ports":[{"name":"a","port":99}]}}`,
+		[]string{"spec.ports[0].port: Invalid value: 98: spec.ports[0].port in body should be less than or equal to 10"}},
+	{"atomic list item kept, list changed", `{"spec":{"args":["long","x"]}}`, `{"spec":{"args":["long"]}}`,
+		[]string{"spec.args[0]: Too long: may not be more than 3 bytes"}},
+	{"atomic list unchanged", `{"spec":{"args":["long"],"other":"a"}}`, `{"spec":{"args":["long"]}}`, nil},
+	{"anyOf branch not paired", `{"spec":{"choice":{"x":"ab"},"other":"a"}}`, `{"spec":{"choice":{"x":"ab"}}}`, nil},
+	{"anyOf branch, object changed", `{"spec":{"choice":{"x":"ab","y":1}}}`, `{"spec":{"choice":{"x":"ab"}}}`,
+		[]string{`<nil>: Invalid value: "": "spec.choice" must validate at least one schema (anyOf)`,
+			"spec.choice.x: Too long: may not be more than 1 byte"}},
+	{"unknown fields are never equal", `{"spec":{"free":{"a":1,"b":2}}}`, `{"spec":{"free":{"a":1,"b":2}}}`,
+		[]string{"spec.free: Too many: 2: must have at most 1 item"}},
+	{"root kind never paired", `{"kind":"Long","spec":{"other":"a"}}`, `{"kind":"Long"}`,
+		[]string{`kind: Too long: may not be more than 2 bytes`}},
+	{"whole object unchanged", `{"kind":"Long"}`, `{"kind":"Long"}`, nil},
+}
+
 func TestValidateUpdate(t *testing.T) {
 	s := mustCompile(t, ratchetSchema)
-	cases := []struct {
-		name, new, old string
-		want           []string
-	}{
-		{"unchanged property", `{"spec":{"name":"long","other":"a"}}`, `{"spec":{"name":"long","other":"b"}}`, nil},
-		{"changed property", `{"spec":{"name":"longer"}}`, `{"spec":{"name":"long"}}`,
-			[]string{"spec.name: Too long: may not be more than 3 bytes"}},
-		{"new property", `{"spec":{"name":"long"}}`, `{"spec":{}}`,
-			[]string{"spec.name: Too long: may not be more than 3 bytes"}},
-		{"unchanged additional key", `{"spec":{"labels":{"a":"long","b":"x"}}}`, `{"spec":{"labels":{"a":"long"}}}`, nil},
-		{"map list item reordered", `{"spec":{"ports":[{"name":"b","port":1},{"name":"a","port":99}]}}`,
-			`{"spec":{"ports":[{"name":"a","port":99},{"name":"b","port":2}]}}`, nil},
-		{"map list item changed", `{"spec":{"ports":[{"name":"a","port":98}]}}`, `{"spec":{"ports":[{"name":"a","port":99}]}}`,
-			[]string{"spec.ports[0].port: Invalid value: 98: spec.ports[0].port in body should be less than or equal to 10"}},
-		{"atomic list item kept, list changed", `{"spec":{"args":["long","x"]}}`, `{"spec":{"args":["long"]}}`,
-			[]string{"spec.args[0]: Too long: may not be more than 3 bytes"}},
-		{"atomic list unchanged", `{"spec":{"args":["long"],"other":"a"}}`, `{"spec":{"args":["long"]}}`, nil},
-		{"anyOf branch not paired", `{"spec":{"choice":{"x":"ab"},"other":"a"}}`, `{"spec":{"choice":{"x":"ab"}}}`, nil},
-		{"anyOf branch, object changed", `{"spec":{"choice":{"x":"ab","y":1}}}`, `{"spec":{"choice":{"x":"ab"}}}`,
-			[]string{`<nil>: Invalid value: "": "spec.choice" must validate at least one schema (anyOf)`,
-				"spec.choice.x: Too long: may not be more than 1 byte"}},
-		{"unknown fields are never equal", `{"spec":{"free":{"a":1,"b":2}}}`, `{"spec":{"free":{"a":1,"b":2}}}`,
-			[]string{"spec.free: Too many: 2: must have at most 1 item"}},
-		{"root kind never paired", `{"kind":"Long","spec":{"other":"a"}}`, `{"kind":"Long"}`,
-			[]string{`kind: Too long: may not be more than 2 bytes`}},
-		{"whole object unchanged", `{"kind":"Long"}`, `{"kind":"Long"}`, nil},
-	}
-	for _, c := range cases {
+	for _, c := range validateUpdateCases {
 		t.Run(c.name, func(t *testing.T) {
 			nv, ov := decodeValue(t, c.new), decodeValue(t, c.old)
 			got := errorTexts(s.ValidateUpdate(nv, Correlate(s, nv, ov), nil, nil))

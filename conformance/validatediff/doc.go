@@ -14,6 +14,21 @@
 // causes (field, type and the text after the field) once sorted, and when
 // Schema.Valid agrees with Schema.Validate.
 //
+// TestValidateUpdateAgrees checks ratcheted validation of updates
+// (Schema.ValidateUpdate with schema.Correlate) against
+// ValidateCustomResourceUpdate with the correlated object the strategies
+// build (common.NewCorrelatedObject of the root for a PUT, its child
+// "status" with the status schema's validator for a PUT to /status), on
+// pairs of an old object (corpus, generated, generated and broken, or an
+// invalid generated case) and a new one with one to three changes at random
+// sites: values changed, kept, replaced or removed, list-type=map items
+// reordered, added, removed or duplicated, items of other lists changed,
+// properties added; changes to an invalid old object leave its invalid
+// values as they are, so that ratcheting has errors to drop. Synthetic CRDs
+// add what the corpus lacks (properties inside anyOf, oneOf, allOf and not,
+// composite map keys, constrained kind and status.kind, lists and maps
+// holding an invalid value beside valid ones, repeated map keys).
+//
 // The order of causes is compared too where upstream's is stable: a case
 // with several causes is validated by upstream 10 times, and if the order is
 // the same every time crdkit's must be the same (validate-order-exact);
