@@ -60,7 +60,7 @@ func TestMain(m *testing.M) {
 // in crdkit.
 type installed struct {
 	crds   []*apiextensionsv1.CustomResourceDefinition // as the server stored them
-	loaded map[string]*crdkit.CRD                     // by name
+	loaded map[string]*crdkit.CRD                      // by name
 }
 
 var (

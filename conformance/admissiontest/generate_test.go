@@ -117,4 +117,3 @@ func TestGenerate(t *testing.T) {
 		t.Error("nothing sent")
 	}
 }
-
