@@ -141,7 +141,7 @@ func New(crd *apiextensionsv1.CustomResourceDefinition, opts ...LoadOptions) (*C
 	c := &CRD{v1: v1, internal: internal, byName: map[string]*Version{}, warnings: warnings}
 	c.lint = validateCRD(internal)
 	if len(c.lint) > 0 && !o.AllowInvalid {
-		return nil, apierrors.NewInvalid(crdGroupKind, v1.Name, c.lint)
+		return nil, newInvalid(crdGroupKind, v1.Name, c.lint)
 	}
 	for _, v := range v1.Spec.Versions {
 		ver := &Version{crd: c, name: v.Name, served: v.Served, storage: v.Storage,

@@ -71,14 +71,22 @@ func (v *Version) validateScale(obj map[string]any) field.ErrorList {
 	}
 	errs := scaleReplicas(obj, sc.SpecReplicasPath)
 	errs = append(errs, scaleReplicas(obj, sc.StatusReplicasPath)...)
-	if sc.LabelSelectorPath != nil && *sc.LabelSelectorPath != "" {
-		p := *sc.LabelSelectorPath
-		s, _, err := unstructured.NestedString(obj, strings.Split(strings.TrimPrefix(p, "."), ".")...)
-		if err != nil {
-			errs = append(errs, field.Invalid(field.NewPath(p), s, err.Error()))
-		}
+	return append(errs, v.validateLabelSelector(obj)...)
+}
+
+// validateLabelSelector checks that the scale subresource's label selector
+// path holds a string, if anything.
+func (v *Version) validateLabelSelector(obj map[string]any) field.ErrorList {
+	sc := v.scaleSub
+	if sc == nil || sc.LabelSelectorPath == nil || *sc.LabelSelectorPath == "" {
+		return nil
 	}
-	return errs
+	p := *sc.LabelSelectorPath
+	s, _, err := unstructured.NestedString(obj, strings.Split(strings.TrimPrefix(p, "."), ".")...)
+	if err != nil {
+		return field.ErrorList{field.Invalid(field.NewPath(p), s, err.Error())}
+	}
+	return nil
 }
 
 // scaleReplicas checks a replicas path: an integer from 0 to MaxInt32. The
@@ -149,4 +157,100 @@ func toFieldErrors(in schema.ErrorList) field.ErrorList {
 		out[i] = &field.Error{Type: field.ErrorType(e.Type), Field: e.Field, BadValue: e.BadValue, Detail: e.Detail}
 	}
 	return out
+}
+
+// validateUpdate is the strategy's validation of an update
+// (customResourceStrategy.ValidateUpdate, research/upstream.md §2.7), one
+// group of checks per line in the server's order, with ratcheting against
+// old. The warnings are those of ratcheted rule failures.
+func (v *Version) validateUpdate(obj, old map[string]any, meta, oldMeta *metav1.ObjectMeta, metaErrs field.ErrorList) (field.ErrorList, []string) {
+	c := v.correlate(obj, old)
+	errs := v.validateObjectUpdate(obj, old, meta, oldMeta, metaErrs, c)
+	errs = append(errs, v.validateEmbedded(obj)...)
+	errs = append(errs, v.validateListTypesUpdate(obj, old)...)
+	ruleErrs, warnings := v.validateRulesUpdate(obj, old, errs)
+	return append(errs, ruleErrs...), warnings
+}
+
+// validateStatusUpdate is the status strategy's validation
+// (statusStrategy.ValidateUpdate, research/upstream.md §2.5): type meta,
+// metadata, status alone against its schema, the status scale path, list
+// types counted only when new has errors and old had none, then the rules
+// on the whole object. Embedded resources are not checked.
+func (v *Version) validateStatusUpdate(obj, old map[string]any, meta, oldMeta *metav1.ObjectMeta, metaErrs field.ErrorList) (field.ErrorList, []string) {
+	var errs field.ErrorList
+	if errs = v.validateTypeMeta(obj); len(errs) == 0 {
+		errs = v.validateMetaUpdate(meta, oldMeta, metaErrs)
+		if st, ok := obj["status"]; ok && v.schema != nil {
+			if ss := v.schema.Property("status"); ss != nil {
+				c := schema.Correlate(ss, st, old["status"])
+				errs = append(errs, toFieldErrors(ss.ValidateUpdate(st, c, schema.NewPath("status"), nil))...)
+			}
+		}
+		if sc := v.scaleSub; sc != nil {
+			errs = append(errs, scaleReplicas(obj, sc.StatusReplicasPath)...)
+			errs = append(errs, v.validateLabelSelector(obj)...)
+		}
+	}
+	if v.schema != nil {
+		if newErrs := v.schema.ValidateListTypes(obj, nil, nil); len(newErrs) > 0 && len(v.schema.ValidateListTypes(old, nil, nil)) == 0 {
+			errs = append(errs, toFieldErrors(newErrs)...)
+		}
+	}
+	ruleErrs, warnings := v.validateRulesUpdate(obj, old, errs)
+	return append(errs, ruleErrs...), warnings
+}
+
+// correlate pairs obj with old for ratcheting, or nil without a schema.
+func (v *Version) correlate(obj, old map[string]any) *schema.Correlated {
+	if v.schema == nil {
+		return nil
+	}
+	return schema.Correlate(v.schema, obj, old)
+}
+
+// validateObjectUpdate is the custom-resource validator's ValidateUpdate:
+// type meta (alone when it fails), metadata against old, ratcheted OpenAPI
+// value validation, scale paths.
+func (v *Version) validateObjectUpdate(obj, old map[string]any, meta, oldMeta *metav1.ObjectMeta, metaErrs field.ErrorList, c *schema.Correlated) field.ErrorList {
+	if errs := v.validateTypeMeta(obj); len(errs) > 0 {
+		return errs
+	}
+	errs := v.validateMetaUpdate(meta, oldMeta, metaErrs)
+	if v.schema != nil {
+		errs = append(errs, toFieldErrors(v.schema.ValidateUpdate(obj, c, nil, nil))...)
+	}
+	return append(errs, v.validateScale(obj)...)
+}
+
+// validateMetaUpdate is ValidateObjectMetaDeclaratively for an update, or
+// why the new metadata could not be read.
+func (v *Version) validateMetaUpdate(meta, oldMeta *metav1.ObjectMeta, metaErrs field.ErrorList) field.ErrorList {
+	if meta == nil {
+		return metaErrs
+	}
+	return objectmeta.ValidateUpdate(meta, oldMeta, v.crd.Namespaced())
+}
+
+// validateListTypesUpdate checks list-type uniqueness of obj only when old
+// has no such error, as the strategy ratchets them.
+func (v *Version) validateListTypesUpdate(obj, old map[string]any) field.ErrorList {
+	if v.schema == nil || len(v.schema.ValidateListTypes(old, nil, nil)) > 0 {
+		return nil
+	}
+	return v.validateListTypes(obj)
+}
+
+// validateRulesUpdate evaluates the x-kubernetes-validations rules of an
+// update (transition rules with old's values, ratcheting of unchanged
+// values, whose failures are warnings), unless errs holds a blocking error.
+func (v *Version) validateRulesUpdate(obj, old map[string]any, errs field.ErrorList) (field.ErrorList, []string) {
+	if v.rules == nil {
+		return nil, nil
+	}
+	if blocking(errs) {
+		return field.ErrorList{field.Invalid(nil, nil, "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation")}, nil
+	}
+	ruleErrs, warnings, _ := v.rules.ValidateUpdate(obj, old, rules.RuntimeBudget)
+	return ruleErrs, warnings
 }

@@ -121,6 +121,17 @@ func createCases(tb testing.TB) []createCase {
 // trip, prune, null pruning, embedded coercion), request-version defaults,
 // PrepareForCreate and the strategy's validation.
 func upstreamCreate(c createCase, obj map[string]any) field.ErrorList {
+	coerceAndDefault(c, obj)
+	u := &unstructured.Unstructured{Object: obj}
+	ctx := context.Background()
+	c.strategy.PrepareForCreate(ctx, u)
+	return c.strategy.Validate(ctx, u)
+}
+
+// coerceAndDefault is the decoder's coercion with the object's own schema
+// (metadata round trip, prune, null pruning, embedded coercion) and its
+// request-version defaults, in place.
+func coerceAndDefault(c createCase, obj map[string]any) {
 	meta, found, _, err := schemaobjectmeta.GetObjectMetaWithOptions(obj, schemaobjectmeta.ObjectMetaOptions{})
 	if err != nil {
 		panic(err)
@@ -136,10 +147,6 @@ func upstreamCreate(c createCase, obj map[string]any) field.ErrorList {
 		}
 	}
 	structuraldefaulting.Default(obj, c.ss)
-	u := &unstructured.Unstructured{Object: obj}
-	ctx := context.Background()
-	c.strategy.PrepareForCreate(ctx, u)
-	return c.strategy.Validate(ctx, u)
 }
 
 // BenchmarkCreate runs the whole create pipeline on decoded corpus objects:

@@ -13,12 +13,29 @@ import (
 // distinct name once, sorted, first the qualified-name problems, then the
 // advice to use a domain-qualified name with a path.
 func FinalizerWarnings(obj map[string]any) []string {
+	return finalizerWarnings(obj, nil)
+}
+
+// FinalizerWarningsOnUpdate are FinalizerWarnings for the finalizers obj
+// adds to old's: names old already has get no warning.
+func FinalizerWarningsOnUpdate(obj, old map[string]any) []string {
+	return finalizerWarnings(obj, old)
+}
+
+func finalizerWarnings(obj, old map[string]any) []string {
 	md, _ := obj["metadata"].(map[string]any)
 	l, _ := md["finalizers"].([]any)
 	if len(l) == 0 {
 		return nil
 	}
 	seen := map[string]bool{}
+	oldMD, _ := old["metadata"].(map[string]any)
+	oldList, _ := oldMD["finalizers"].([]any)
+	for _, f := range oldList {
+		if s, ok := f.(string); ok {
+			seen[s] = true
+		}
+	}
 	var names []string
 	for _, f := range l {
 		if s, ok := f.(string); ok && !seen[s] {

@@ -164,3 +164,31 @@ func ValidateAccessor(meta *metav1.ObjectMeta, namespaced bool) field.ErrorList 
 	}
 	return genericvalidation.ValidateObjectMetaAccessor(meta, namespaced, path.ValidatePathSegmentName, field.NewPath("metadata"))
 }
+
+// ValidateCommonUpdate is the check every update gets before the strategy's
+// (rest.ValidateUpdate's validateCommonFields): ValidateObjectMetaAccessor
+// with path-segment names, then ValidateObjectMetaAccessorUpdate against
+// the old metadata. Nil metas are checked as empty.
+func ValidateCommonUpdate(meta, old *metav1.ObjectMeta, namespaced bool) field.ErrorList {
+	if meta == nil {
+		meta = &metav1.ObjectMeta{}
+	}
+	if old == nil {
+		old = &metav1.ObjectMeta{}
+	}
+	if plainUpdateValid(meta, old, namespaced) {
+		return nil
+	}
+	errs := genericvalidation.ValidateObjectMetaAccessor(meta, namespaced, path.ValidatePathSegmentName, field.NewPath("metadata"))
+	return append(errs, genericvalidation.ValidateObjectMetaAccessorUpdate(meta, old, field.NewPath("metadata"))...)
+}
+
+// ValidateUpdate is the custom-resource validator's check of an updated
+// object's metadata: ValidateObjectMetaDeclaratively for an update, under
+// "metadata".
+func ValidateUpdate(meta, old *metav1.ObjectMeta, namespaced bool) field.ErrorList {
+	if meta != nil && old != nil && plainUpdateValid(meta, old, namespaced) {
+		return nil
+	}
+	return genericvalidation.ValidateObjectMetaDeclaratively(context.Background(), operation.Update, meta, old, namespaced, nil, field.NewPath("metadata"), true)
+}

@@ -326,6 +326,25 @@ func plainMetaValid(meta *metav1.ObjectMeta, namespaced bool) bool {
 	return !(orphan && foreground)
 }
 
+// plainUpdateValid reports that the server's checks of updated metadata
+// (ValidateObjectMetaAccessor with path-segment names and
+// ValidateObjectMetaAccessorUpdate, and ValidateObjectMetaDeclaratively for
+// an update) certainly find nothing: plain new metadata (as plainMetaValid,
+// with the uid allowed) that keeps old's name, namespace, uid and creation
+// timestamp, has a resourceVersion, does not lower the generation, and an
+// old object that is not being deleted. false means "ask the server's
+// validators".
+func plainUpdateValid(meta, old *metav1.ObjectMeta, namespaced bool) bool {
+	if old.DeletionTimestamp != nil || old.DeletionGracePeriodSeconds != nil || meta.ResourceVersion == "" ||
+		meta.Generation < old.Generation || meta.Name != old.Name || meta.Namespace != old.Namespace ||
+		meta.UID != old.UID || !meta.CreationTimestamp.UTC().Equal(old.CreationTimestamp.UTC()) {
+		return false
+	}
+	m := *meta
+	m.UID = ""
+	return plainMetaValid(&m, namespaced)
+}
+
 // isDNSLabel is a lower-case RFC 1123 label of at most 63 characters.
 func isDNSLabel(s string) bool {
 	return len(s) <= 63 && isLabelOf(s, false)

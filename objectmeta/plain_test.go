@@ -229,3 +229,80 @@ func b2i(b bool) int {
 	}
 	return 0
 }
+
+// checkPlainUpdate checks plainUpdateValid against the server's update
+// validators for new metadata m over old metadata o: when it says valid,
+// none of them may report anything.
+func checkPlainUpdate(t *testing.T, m, o map[string]any) bool {
+	t.Helper()
+	meta, errs := FromUnstructured(map[string]any{"metadata": m})
+	old, oerrs := FromUnstructured(map[string]any{"metadata": o})
+	if errs != nil || oerrs != nil {
+		return false
+	}
+	valid := false
+	for _, namespaced := range []bool{false, true} {
+		if !plainUpdateValid(meta, old, namespaced) {
+			continue
+		}
+		valid = true
+		errs := genericvalidation.ValidateObjectMetaAccessor(meta, namespaced, path.ValidatePathSegmentName, field.NewPath("metadata"))
+		errs = append(errs, genericvalidation.ValidateObjectMetaAccessorUpdate(meta, old, field.NewPath("metadata"))...)
+		errs = append(errs, genericvalidation.ValidateObjectMetaDeclaratively(context.Background(), operation.Update, meta, old, namespaced, nil, field.NewPath("metadata"), true)...)
+		if len(errs) > 0 {
+			t.Fatalf("%v over %v namespaced=%v: plainUpdateValid, but the server says %v", m, o, namespaced, errs)
+		}
+	}
+	return valid
+}
+
+func TestPlainUpdateAgreesWithServer(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	valid := 0
+	keys := []string{"name", "namespace", "labels", "annotations", "finalizers", "generation", "uid", "creationTimestamp", "resourceVersion", "generateName"}
+	for range 20000 {
+		m := randomMeta(r)
+		if r.IntN(2) == 0 {
+			// Plain metadata with one field drawn at random.
+			m = map[string]any{"name": "n", "namespace": "ns", "uid": "u", "generation": int64(2), "labels": map[string]any{"a": "b"}}
+			k := keys[r.IntN(len(keys))]
+			m[k] = randomMetaValue(r, k)
+		}
+		o := randomMeta(r)
+		if r.IntN(2) == 0 {
+			// Mostly the same object: keep the identity fields of m.
+			for _, k := range []string{"name", "namespace", "uid", "creationTimestamp", "generation"} {
+				if x, ok := m[k]; ok {
+					o[k] = x
+				} else {
+					delete(o, k)
+				}
+			}
+		}
+		if r.IntN(4) > 0 {
+			m["resourceVersion"] = "5"
+		}
+		valid += b2i(checkPlainUpdate(t, m, o))
+	}
+	t.Logf("shortcut taken: %d", valid)
+	if valid < 100 {
+		t.Errorf("the shortcut was rarely taken (%d): the test checks too little", valid)
+	}
+}
+
+func FuzzPlainUpdateMeta(f *testing.F) {
+	f.Add(`{"name":"a","namespace":"b","resourceVersion":"1","uid":"u","generation":2}`, `{"name":"a","namespace":"b","uid":"u","generation":1}`)
+	f.Add(`{"name":"a","resourceVersion":"1","creationTimestamp":"2024-01-02T03:04:05Z"}`, `{"name":"a","creationTimestamp":"2024-01-02T03:04:05+00:00"}`)
+	f.Fuzz(func(t *testing.T, js, oldJS string) {
+		var m, o map[string]any
+		if json.Unmarshal([]byte(js), &m) != nil || json.Unmarshal([]byte(oldJS), &o) != nil || m == nil || o == nil {
+			return
+		}
+		for _, x := range []map[string]any{m, o} {
+			if g, ok := x["generation"].(float64); ok && g == float64(int64(g)) {
+				x["generation"] = int64(g)
+			}
+		}
+		checkPlainUpdate(t, m, o)
+	})
+}

@@ -49,7 +49,8 @@ const selfTypeName = "selfType0"
 // prepared by Compile. A Validator never changes afterwards and is safe for
 // concurrent use by any number of goroutines.
 type Validator struct {
-	root *vnode
+	root   *vnode
+	schema *node // the schema as the server's correlation sees it (not widened)
 }
 
 // vnode is one schema node on a path to a rule: its compiled rules and the
@@ -121,7 +122,7 @@ func Compile(s *schema.Schema) (*Validator, error) {
 	root := newNode(s)
 	root.widened = root.widen()
 	decl := common.SchemaDeclType(root, true)
-	return &Validator{root: build(s, root, true, decl, base, storedEnv)}, nil
+	return &Validator{root: build(s, root, true, decl, base, storedEnv), schema: root}, nil
 }
 
 // CompileNode is Compile for the values of one schema node rather than a
@@ -142,7 +143,7 @@ func CompileNode(s *schema.Schema, resourceRoot bool) (*Validator, error) {
 		n.widened = n.widen()
 	}
 	decl := common.SchemaDeclType(n, resourceRoot)
-	return &Validator{root: build(s, n, resourceRoot, decl, base, storedEnv)}, nil
+	return &Validator{root: build(s, n, resourceRoot, decl, base, storedEnv), schema: n}, nil
 }
 
 // baseEnvSet is the server's base environment. Building it can only fail on

@@ -4,7 +4,9 @@
 // declarations, same cost accounting, same errors.
 //
 // Compile prepares every rule of one compiled schema (package schema) for
-// evaluation; Validator.Validate runs them on an object on create; Check
+// evaluation; Validator.Validate runs them on an object on create;
+// Validator.ValidateUpdate runs them on an update, given the old object,
+// with transition rules and ratcheting; Check
 // reports what the server's CRD validation says about the rules when the CRD
 // is created; CompileNode and Validator.ValidateDefault check a default
 // value against the rules of its schema node, as the server's CRD validation
@@ -59,11 +61,37 @@
 // iterates a Go map (an object's properties), crdkit iterates in sorted key
 // order, so the order of errors is deterministic; the set is the server's.
 //
+// # Updates
+//
+// ValidateUpdate(obj, old, budget) is the CEL step of the server's update
+// (the strategy's ValidateUpdate with CRD validation ratcheting, GA in
+// v0.37): it returns the errors, the warnings and the budget left. Old
+// values correlate with new ones for rules as in the server's CEL validator
+// (object properties and additionalProperties by key, items of
+// x-kubernetes-list-type=map lists by their keys, never items of atomic or
+// set lists): transition rules (rules that use oldSelf) run only where an
+// old value correlates, optionalOldSelf rules run everywhere and see
+// optional.none() where none does. Ratcheting correlates as the server's
+// CorrelatedObject does: a failing rule that does not use oldSelf, on a
+// value equal to its correlated old value (or, where the value does not
+// correlate, for example an item of an atomic list, whose nearest
+// correlating ancestor is unchanged), reports its error as a warning (the
+// error's text, as the server's warning.AddWarning records it) instead of an
+// error. The server's quirks are kept: rules reached through allOf ratchet by
+// the node's parent only; the resource's apiVersion and kind never ratchet;
+// an object holding a field the schema does not declare (preserved unknown
+// fields) never equals its old value; compile, runtime, cost and budget
+// errors are never ratcheted. Warnings come in the order the rules ran
+// (properties in sorted order, as for errors).
+//
 // # Where the server runs them
 //
 // On create, after OpenAPI, embedded-resource and list-type validation, and
 // only when none of those reported an error of a blocking type (NotSupported,
-// Required, TooLong, TooMany, TypeInvalid): Validate(obj, RuntimeBudget). On
+// Required, TooLong, TooMany, TypeInvalid): Validate(obj, RuntimeBudget).
+// On update, the same with ValidateUpdate(obj, old, RuntimeBudget), after the
+// ratcheted OpenAPI validation and the list-type validation (counted only
+// when old has no list-type errors). On
 // CRD create: ValidateDefault for each default (with the other default
 // checks), then, when the schema is structural and its defaults valid,
 // Check with the errors found so far.

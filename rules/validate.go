@@ -47,9 +47,120 @@ func (v *Validator) ValidateContext(ctx context.Context, obj any, budget int64) 
 	if v == nil || v.root == nil {
 		return nil, budget
 	}
-	var errs field.ErrorList
-	budget = v.root.validate(ctx, nil, obj, nil, budget, &errs)
-	return errs, budget
+	var out result
+	budget = v.root.validate(ctx, nil, obj, nil, ratchet{}, budget, &out)
+	return out.errs, budget
+}
+
+// ValidateUpdate evaluates the rules on obj as an update of old, the object
+// as stored before the update, with the server's ratcheting (CRD validation
+// ratcheting is on by default in v0.37): obj and old are correlated as the
+// server's CorrelatedObject does (object properties and additionalProperties
+// by key, items of x-kubernetes-list-type=map lists by their keys, other
+// lists only as a whole).
+//
+//   - A rule that uses oldSelf (a transition rule) runs only where an old
+//     value correlates with the new one, or, when it sets optionalOldSelf,
+//     everywhere (oldSelf is then optional.none() where nothing correlates).
+//     Old values correlate for rules as in the server's CEL validator:
+//     properties and additionalProperties by key, list-type=map items by
+//     their keys, never the items of other lists.
+//   - A failing rule that does not use oldSelf, at a value equal to the one it
+//     correlates with (or, where the value itself does not correlate, whose
+//     nearest correlating ancestor is unchanged), is ratcheted: its error
+//     (and the error of its messageExpression) becomes a warning, the error's
+//     text as the server writes it with warning.AddWarning. As in the server,
+//     rules reached through allOf ratchet only by the node's parent, the
+//     resource's apiVersion and kind never ratchet, and runtime, compile and
+//     budget errors are never ratcheted.
+//
+// It returns the errors, the warnings in the order the rules produced them,
+// and the budget left (negative when a limit was reached). A nil old is a
+// create: ValidateUpdate(obj, nil, b) is Validate(obj, b) with no warnings.
+// ValidateUpdate is safe for concurrent use and modifies neither obj nor old.
+func (v *Validator) ValidateUpdate(obj, old any, budget int64) (errs field.ErrorList, warnings []string, left int64) {
+	return v.ValidateUpdateContext(context.Background(), obj, old, budget)
+}
+
+// ValidateUpdateContext is ValidateUpdate with a context: evaluation stops
+// with the server's cancellation errors when ctx is done.
+func (v *Validator) ValidateUpdateContext(ctx context.Context, obj, old any, budget int64) (errs field.ErrorList, warnings []string, left int64) {
+	if v == nil || v.root == nil {
+		return nil, nil, budget
+	}
+	var r ratchet
+	if old != nil {
+		r.cur = common.NewCorrelatedObject(obj, old, v.schema)
+	}
+	var out result
+	budget = v.root.validate(ctx, nil, obj, old, r, budget, &out)
+	return out.errs, out.warnings, budget
+}
+
+// result collects what one evaluation reports.
+type result struct {
+	errs     field.ErrorList
+	warnings []string
+}
+
+// add reports e: as a warning when the rule's failure is ratcheted.
+func (o *result) add(e *field.Error, ratcheted bool) {
+	if ratcheted {
+		o.warnings = append(o.warnings, e.Error())
+		return
+	}
+	o.errs = append(o.errs, e)
+}
+
+// ratchet is the server's ratchetingOptions: the correlation of the
+// current value with its old value (nil where it does not correlate), and
+// the nearest ancestor that correlates.
+type ratchet struct {
+	cur, parent *common.CorrelatedObject
+}
+
+// ratcheted says whether a failure at the current value is ratcheted: the
+// value (or, when it does not correlate, its nearest correlating ancestor)
+// is unchanged.
+func (r ratchet) ratcheted() bool {
+	if r.cur != nil {
+		return r.cur.CachedDeepEqual()
+	}
+	return r.parent.CachedDeepEqual() // false on nil
+}
+
+func (r ratchet) key(k string) ratchet {
+	switch {
+	case r.cur == nil:
+		return r
+	case r.parent == nil && (k == "apiVersion" || k == "kind"):
+		// The server never ratchets the resource's apiVersion and kind.
+		return ratchet{}
+	}
+	return ratchet{cur: r.cur.Key(k), parent: r.cur}
+}
+
+func (r ratchet) index(i int) ratchet {
+	if r.cur == nil {
+		return r
+	}
+	return ratchet{cur: r.cur.Index(i), parent: r.cur}
+}
+
+// nilIfEmpty turns a nil map or slice into nil, as the server's guard
+// against non-nil interfaces holding nil values does.
+func nilIfEmpty(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		if x == nil {
+			return nil
+		}
+	case []any:
+		if x == nil {
+			return nil
+		}
+	}
+	return v
 }
 
 // ValidateDefault checks a default value as the server's CRD validation
@@ -64,27 +175,30 @@ func (v *Validator) ValidateDefault(p *field.Path, def any, budget int64) (field
 		return nil, budget
 	}
 	ctx := context.Background()
-	var errs field.ErrorList
-	left := v.root.validate(ctx, p, def, def, budget, &errs)
-	if len(errs) == 0 {
-		left2 := v.root.validate(ctx, p, def, nil, budget, &errs)
+	var out result
+	left := v.root.validate(ctx, p, def, def, ratchet{}, budget, &out)
+	if len(out.errs) == 0 {
+		left2 := v.root.validate(ctx, p, def, nil, ratchet{}, budget, &out)
 		left = min(left, left2)
 	}
-	return errs, left
+	return out.errs, left
 }
 
-// validate runs the rules at n and below on obj, appending errors to errs,
-// and returns the budget left.
-// old is the correlated old value, nil on create.
-func (n *vnode) validate(ctx context.Context, p *field.Path, obj, old any, budget int64, errs *field.ErrorList) int64 {
+// validate runs the rules at n and below on obj, reporting to out, and
+// returns the budget left. old is the old value that correlates with obj for
+// rules (nil on create and where none does), r the ratcheting correlation.
+func (n *vnode) validate(ctx context.Context, p *field.Path, obj, old any, r ratchet, budget int64, out *result) int64 {
 	if n == nil || obj == nil {
 		return budget
 	}
-	if budget = n.validateRules(ctx, p, obj, old, budget, errs); budget < 0 {
+	if budget = n.validateRules(ctx, p, obj, old, r, budget, out); budget < 0 {
 		return budget
 	}
+	// As the server does (mirroring OpenAPI ratcheting, which does not
+	// ratchet allOf), allOf rules ratchet only by the nearest parent.
+	ar := ratchet{parent: r.parent}
 	for _, a := range n.allOf {
-		if budget = a.validate(ctx, p, obj, old, budget, errs); budget < 0 {
+		if budget = a.validate(ctx, p, obj, old, ar, budget, out); budget < 0 {
 			return budget
 		}
 	}
@@ -103,7 +217,7 @@ func (n *vnode) validate(ctx context.Context, p *field.Path, obj, old any, budge
 			if oldItems != nil {
 				oe = oldItems.Get(e)
 			}
-			if budget = n.items.validate(ctx, p.Index(i), e, oe, budget, errs); budget < 0 {
+			if budget = n.items.validate(ctx, p.Index(i), e, oe, r.index(i), budget, out); budget < 0 {
 				return budget
 			}
 		}
@@ -119,7 +233,7 @@ func (n *vnode) validate(ctx context.Context, p *field.Path, obj, old any, budge
 			}
 			slices.Sort(keys)
 			for _, k := range keys {
-				if budget = n.addl.validate(ctx, p.Key(k), x[k], om[k], budget, errs); budget < 0 {
+				if budget = n.addl.validate(ctx, p.Key(k), x[k], om[k], r.key(k), budget, out); budget < 0 {
 					return budget
 				}
 			}
@@ -129,7 +243,7 @@ func (n *vnode) validate(ctx context.Context, p *field.Path, obj, old any, budge
 			if !ok {
 				continue
 			}
-			if budget = c.v.validate(ctx, p.Child(c.name), e, om[c.name], budget, errs); budget < 0 {
+			if budget = c.v.validate(ctx, p.Child(c.name), e, om[c.name], r.key(c.name), budget, out); budget < 0 {
 				return budget
 			}
 		}
@@ -175,23 +289,24 @@ const budgetExhausted = "validation failed due to running out of cost budget, no
 
 // validateRules evaluates the rules of one node, in order, as the server's
 // validateExpressions does.
-func (n *vnode) validateRules(ctx context.Context, p *field.Path, obj, old any, budget int64, errs *field.ErrorList) int64 {
+func (n *vnode) validateRules(ctx context.Context, p *field.Path, obj, old any, r ratchet, budget int64, out *result) int64 {
 	if n.initErr != nil {
-		*errs = append(*errs, field.Invalid(p, n.typ, fmt.Sprintf("rule compiler initialization error: %v", n.initErr)))
+		out.errs = append(out.errs, field.Invalid(p, n.typ, fmt.Sprintf("rule compiler initialization error: %v", n.initErr)))
 		return budget
 	}
 	if len(n.rules) == 0 {
 		return budget
 	}
+	old = nilIfEmpty(old)
 	if budget <= 0 {
-		*errs = append(*errs, field.Invalid(p, n.typ, budgetExhausted))
+		out.errs = append(out.errs, field.Invalid(p, n.typ, budgetExhausted))
 		return -1
 	}
 	var act, optAct *activation // built on first use
 	for i := range n.rules {
 		cr := &n.rules[i]
 		if cr.err != nil {
-			*errs = append(*errs, field.Invalid(p, n.typ, fmt.Sprintf("rule compile error: %v", cr.err)))
+			out.errs = append(out.errs, field.Invalid(p, n.typ, fmt.Sprintf("rule compile error: %v", cr.err)))
 			continue
 		}
 		if cr.prog == nil {
@@ -209,16 +324,16 @@ func (n *vnode) validateRules(ctx context.Context, p *field.Path, obj, old any, 
 		}
 		res, det, err := cr.prog.ContextEval(ctx, ra)
 		if det == nil {
-			*errs = append(*errs, field.InternalError(p, fmt.Errorf("runtime cost could not be calculated for validation rule: %v, no further validation rules will be run", ruleErrorString(&cr.rule))))
+			out.errs = append(out.errs, field.InternalError(p, fmt.Errorf("runtime cost could not be calculated for validation rule: %v, no further validation rules will be run", ruleErrorString(&cr.rule))))
 			return -1
 		}
 		cost := det.ActualCost()
 		if cost == nil {
-			*errs = append(*errs, field.Invalid(p, n.typ, fmt.Sprintf("runtime cost could not be calculated for validation rule: %v, no further validation rules will be run", ruleErrorString(&cr.rule))))
+			out.errs = append(out.errs, field.Invalid(p, n.typ, fmt.Sprintf("runtime cost could not be calculated for validation rule: %v, no further validation rules will be run", ruleErrorString(&cr.rule))))
 			return -1
 		}
 		if *cost > math.MaxInt64 || int64(*cost) > budget {
-			*errs = append(*errs, field.Invalid(p, n.typ, budgetExhausted))
+			out.errs = append(out.errs, field.Invalid(p, n.typ, budgetExhausted))
 			return -1
 		}
 		budget -= int64(*cost)
@@ -226,12 +341,12 @@ func (n *vnode) validateRules(ctx context.Context, p *field.Path, obj, old any, 
 			msg := err.Error()
 			switch {
 			case strings.HasPrefix(msg, "no such overload"):
-				*errs = append(*errs, field.Invalid(p, n.typ, fmt.Sprintf("'%v': call arguments did not match a supported operator, function or macro signature for rule: %v", err, ruleErrorString(&cr.rule))))
+				out.errs = append(out.errs, field.Invalid(p, n.typ, fmt.Sprintf("'%v': call arguments did not match a supported operator, function or macro signature for rule: %v", err, ruleErrorString(&cr.rule))))
 			case strings.HasPrefix(msg, "operation cancelled: actual cost limit exceeded"):
-				*errs = append(*errs, field.Invalid(p, n.typ, fmt.Sprintf("'%v': no further validation rules will be run due to call cost exceeds limit for rule: %v", err, ruleErrorString(&cr.rule))))
+				out.errs = append(out.errs, field.Invalid(p, n.typ, fmt.Sprintf("'%v': no further validation rules will be run due to call cost exceeds limit for rule: %v", err, ruleErrorString(&cr.rule))))
 				return -1
 			default:
-				*errs = append(*errs, field.Invalid(p, n.typ, fmt.Sprintf("%v evaluating rule: %v", err, ruleErrorString(&cr.rule))))
+				out.errs = append(out.errs, field.Invalid(p, n.typ, fmt.Sprintf("%v evaluating rule: %v", err, ruleErrorString(&cr.rule))))
 			}
 			continue
 		}
@@ -242,6 +357,9 @@ func (n *vnode) validateRules(ctx context.Context, p *field.Path, obj, old any, 
 		if cr.fieldPath != "" {
 			fp = fp.Child(cr.fieldPath)
 		}
+		// A failure of a rule without oldSelf on an unchanged value is
+		// ratcheted (decided on first failure: it compares values).
+		ratchetable := !cr.usesOldSelf && (r.cur != nil || r.parent != nil)
 		detail, ok := "", false
 		if cr.msgProg != nil {
 			msg, left, merr := evalMessage(ctx, cr.msgProg, cr.rule.MessageExpression, act, budget)
@@ -249,10 +367,10 @@ func (n *vnode) validateRules(ctx context.Context, p *field.Path, obj, old any, 
 			case merr == nil:
 				detail, ok, budget = msg, true, left
 			case merr.Type == apiservercel.ErrorTypeInternal:
-				*errs = append(*errs, field.InternalError(fp, merr))
+				out.add(field.InternalError(fp, merr), ratchetable && r.ratcheted())
 				return -1
 			case merr.Type == apiservercel.ErrorTypeInvalid:
-				*errs = append(*errs, field.Invalid(fp, n.typ, merr.Error()))
+				out.add(field.Invalid(fp, n.typ, merr.Error()), ratchetable && r.ratcheted())
 				return -1
 			default:
 				budget = left // the server logs the failure and falls back to message
@@ -265,7 +383,7 @@ func (n *vnode) validateRules(ctx context.Context, p *field.Path, obj, old any, 
 		if n.typ == "object" || n.typ == "array" {
 			value = field.OmitValueType{}
 		}
-		*errs = append(*errs, errorForReason(fp, value, detail, cr.rule.Reason))
+		out.add(errorForReason(fp, value, detail, cr.rule.Reason), ratchetable && r.ratcheted())
 	}
 	return budget
 }

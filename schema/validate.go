@@ -61,6 +61,30 @@ func (s *Schema) Validate(obj any, base *Path, dst ErrorList) ErrorList {
 	return v.dst
 }
 
+// ValidateUpdate is Validate for the new value of an update, with the
+// server's ratcheting (ValidateCustomResourceUpdate with the strategy's
+// correlated object): c pairs obj with the old value (Correlate(s, obj,
+// old), or a child of the pairing of a larger object), and the errors of
+// any paired value left unchanged are dropped. Values are paired as
+// Correlated describes, and never inside anyOf, oneOf, allOf and not
+// branches, which the server checks with plain validators. A nil c is
+// Validate. An object without errors costs what Validate costs: pairs are
+// made only once an error is found.
+func (s *Schema) ValidateUpdate(obj any, c *Correlated, base *Path, dst ErrorList) ErrorList {
+	if s == nil {
+		return dst
+	}
+	start := len(dst)
+	dst = s.Validate(obj, base, dst)
+	if c == nil || len(dst) == start {
+		return dst
+	}
+	clear(dst[start:])
+	v := validator{base: base, dst: dst[:start], start: start, cor: c}
+	v.ratchet(s, obj, c)
+	return v.dst
+}
+
 // Valid reports whether Validate would report nothing for obj, without
 // building any error. It stops at the first failed check.
 func (s *Schema) Valid(obj any) bool {
@@ -97,6 +121,10 @@ type validator struct {
 	mode  vmode
 	fails int // failed checks, before de-duplication
 	at    steps
+
+	// cor pairs the value being checked with its old value during
+	// ValidateUpdate; nil where there is none (and always in Validate).
+	cor *Correlated
 
 	// The order of an object's properties (see object).
 	sorted bool      // walk properties in sorted order
@@ -326,7 +354,15 @@ func (v *validator) node(s *Schema, x any) int {
 			return n
 		}
 	}
-	n += v.junctors(s, x) + 1
+	if v.cor != nil {
+		// kube-openapi validates the branches with plain validators.
+		cor := v.cor
+		v.cor = nil
+		n += v.junctors(s, x) + 1
+		v.cor = cor
+	} else {
+		n += v.junctors(s, x) + 1
+	}
 	if v.stop() {
 		return n
 	}
@@ -724,7 +760,11 @@ func (v *validator) array(s *Schema, a []any) int {
 	if s.items != nil {
 		for i, e := range a {
 			v.at.push(step{idx: i, kind: stepIndex})
-			n += v.node(s.items, e)
+			if v.cor != nil {
+				n += v.ratchet(s.items, e, v.cor.Index(i))
+			} else {
+				n += v.node(s.items, e)
+			}
 			v.at.pop()
 			if v.stop() {
 				return n
@@ -774,7 +814,7 @@ func (v *validator) object(s *Schema, m map[string]any) int {
 			switch {
 			case p != nil:
 				v.at.push(step{key: k})
-				n += v.node(p, x)
+				n += v.child(p, k, x)
 				v.at.pop()
 			case forbid:
 				if v.failing() {
@@ -783,7 +823,7 @@ func (v *validator) object(s *Schema, m map[string]any) int {
 				}
 			case s.additional != nil:
 				v.at.push(step{key: k, kind: stepKey})
-				n += v.node(s.additional, x)
+				n += v.child(s.additional, k, x)
 				v.at.pop()
 			}
 			if v.fails != f {
@@ -815,7 +855,7 @@ func (v *validator) property(s *Schema, k string, x any) int {
 	switch p := s.Property(k); {
 	case p != nil:
 		v.at.push(step{key: k})
-		n := v.node(p, x)
+		n := v.child(p, k, x)
 		v.at.pop()
 		return n
 	case s.addlSet && !s.addlAllows:
@@ -825,11 +865,44 @@ func (v *validator) property(s *Schema, k string, x any) int {
 		}
 	case s.additional != nil:
 		v.at.push(step{key: k, kind: stepKey})
-		n := v.node(s.additional, x)
+		n := v.child(s.additional, k, x)
 		v.at.pop()
 		return n
 	}
 	return 0
+}
+
+// child validates the value x of property k (already pushed) against s,
+// paired with its old value during ValidateUpdate.
+func (v *validator) child(s *Schema, k string, x any) int {
+	if v.cor == nil {
+		return v.node(s, x)
+	}
+	var c *Correlated
+	// The validator's own root never pairs apiVersion and kind: both old and
+	// new were converted to the same version (kube-openapi's root path).
+	if v.at.n > 1 || (k != "apiVersion" && k != "kind") {
+		c = v.cor.Key(k)
+	}
+	return v.ratchet(s, x, c)
+}
+
+// ratchet validates x against s with c as its pairing (nil: none, and
+// nothing below is paired either), then drops the errors x recorded when
+// it is unchanged from its old value, as the server's ratcheting validator
+// turns them into (unreported) warnings.
+func (v *validator) ratchet(s *Schema, x any, c *Correlated) int {
+	cor := v.cor
+	v.cor = c
+	f, at, d := v.fails, len(v.msgs), len(v.drops)
+	n := v.node(s, x)
+	if c != nil && v.fails != f && c.Equal() {
+		v.truncate(at)
+		v.drops = v.drops[:d]
+		v.fails = f
+	}
+	v.cor = cor
+	return n
 }
 
 // sortedProperties walks the properties of m in crdkit's order: the keys

@@ -43,7 +43,7 @@ func get(args []string, stdout, stderr io.Writer) int {
 	var order []*crdkit.Version
 	groups := map[*crdkit.Version]*group{}
 	checkAll(fs.Args(), runtime.GOMAXPROCS(0), stderr, &status, func(d docs.Doc) outcome {
-		r, err := validateDoc(reg, d, opts)
+		r, err := validateDoc(reg, d, validateOptions{create: opts})
 		return outcome{r: r, err: err}
 	}, func(o outcome) {
 		r, err := o.r, o.err

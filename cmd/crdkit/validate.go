@@ -50,9 +50,12 @@ func validate(args []string, stdout, stderr io.Writer) int {
 	ns := namespaceFlag(fs)
 	requireCRD := fs.Bool("require-crd", false, "fail (exit 2) on documents no CRD serves, instead of reporting them as not checked")
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "documents checked at once")
+	var old listFlag
+	fs.Var(&old, "old", "live objects (a file or directory, repeatable; objects as kubectl get -o json|yaml prints them, Lists too): a document with a live counterpart is checked as a dry-run update of it")
+	subresource := fs.String("subresource", "", `with --old: "status" checks updates as PUTs to the status subresource`)
 	fs.Usage = func() {
 		fmt.Fprint(stderr, `usage: crdkit validate [--crds FILE|DIR]... [-n NAMESPACE] [--field-validation Ignore|Warn|Strict]
-                       [--require-crd] [-o text|json|yaml] FILE|DIR|-...
+                       [--old LIVE [--subresource status]] [--require-crd] [-o text|json|yaml] FILE|DIR|-...
 
 Checks each object document (YAML, multi-document YAML or JSON; "-" reads
 standard input) against the CRD that serves its apiVersion and kind, as a
@@ -64,6 +67,17 @@ Documents no CRD serves (Deployments, ConfigMaps...) are reported as not
 checked. Results come in input order; -o json prints
 {"results":[...]} as DESIGN.md specifies, streamed as documents are checked.
 
+With --old, a document whose live counterpart is in LIVE (same API group,
+kind and name, and the namespace the server sees: the document's, else -n's,
+else "default"; none for cluster-scoped kinds) is checked as a dry-run update
+(PUT at the document's version; with --subresource status, a PUT to /status)
+of that live object, which may be at another version of the group: ratcheting
+(unchanged invalid values are let through), transition rules, the generation
+bump and status kept from live, as the server does. An accepted update has
+code 200. As a convenience (the library does not do this), a document
+without metadata.resourceVersion takes the live object's. The others are
+checked as creates.
+
 Exit status: 0 when every checked object is accepted, 1 when any is refused,
 2 on usage or load errors (unreadable files, YAML errors with file and line,
 CRDs the server would refuse, and with --require-crd documents no CRD serves).
@@ -72,6 +86,8 @@ Examples:
   crdkit validate examples/crontab/
   crdkit validate --crds examples/crontab --field-validation Strict examples/objects/
   kubectl get crontabs -A -o yaml | crdkit validate --crds crds/ -o json -
+  kubectl get crontabs -A -o json > live.json
+  crdkit validate --crds examples/crontab --old live.json changed/
 
 Flags:
 `)
@@ -82,12 +98,18 @@ Flags:
 	}
 	mode := crdkit.FieldValidation(*fv)
 	if fs.NArg() == 0 || (mode != crdkit.Ignore && mode != crdkit.Warn && mode != crdkit.Strict) ||
-		(*out != "text" && *out != "json" && *out != "yaml") || *workers < 1 {
+		(*out != "text" && *out != "json" && *out != "yaml") || *workers < 1 ||
+		(*subresource != "" && *subresource != "status") || (*subresource != "" && len(old) == 0) {
 		fs.Usage()
 		return 2
 	}
+	live, err := loadLive(old)
+	if err != nil {
+		fmt.Fprintf(stderr, "crdkit: %v\n", err)
+		return 2
+	}
 	reg, status := loadRegistry(crds, fs.Args(), stderr)
-	opts := crdkit.CreateOptions{FieldValidation: mode, Namespace: *ns}
+	opts := validateOptions{create: crdkit.CreateOptions{FieldValidation: mode, Namespace: *ns}, live: live, status: *subresource == "status"}
 	w := newResultWriter(stdout, *out)
 	progress := newProgress(stderr)
 	checkAll(fs.Args(), *workers, stderr, &status, func(d docs.Doc) outcome {
@@ -218,9 +240,17 @@ func namespaceFlag(fs *flag.FlagSet) *string {
 	return ns
 }
 
+// validateOptions are what validate checks each document with.
+type validateOptions struct {
+	create crdkit.CreateOptions
+	live   liveSet // --old
+	status bool    // --subresource status
+}
+
 // validateDoc answers for one object document what a dry-run create with
-// opts answers.
-func validateDoc(reg *registry, d docs.Doc, opts crdkit.CreateOptions) (objectResult, error) {
+// opts answers, or a dry-run update when it has a live counterpart.
+func validateDoc(reg *registry, d docs.Doc, vopts validateOptions) (objectResult, error) {
+	opts := vopts.create
 	r := objectResult{File: d.File, Index: d.Index}
 	var tm struct {
 		APIVersion string `json:"apiVersion"`
@@ -242,7 +272,26 @@ func validateDoc(reg *registry, d docs.Doc, opts crdkit.CreateOptions) (objectRe
 	if opts.Namespace != "" && v.CRD().Namespaced() && r.Namespace == "" {
 		r.Namespace = opts.Namespace
 	}
-	res := v.CreateJSON(d.JSON, opts)
+	code := int32(201)
+	var res crdkit.Result
+	if old := vopts.live[liveKey(groupOf(tm.APIVersion), tm.Kind, serverNamespace(v, r.Namespace), r.Name)]; old != nil {
+		body := d.JSON
+		if md, _ := old["metadata"].(map[string]any); md != nil {
+			if rv, _ := md["resourceVersion"].(string); rv != "" {
+				body = withResourceVersion(body, rv)
+			}
+		}
+		uopts := crdkit.UpdateOptions{FieldValidation: opts.FieldValidation}
+		if vopts.status {
+			res = v.UpdateStatusJSON(body, old, uopts)
+		} else {
+			res = v.UpdateJSON(body, old, uopts)
+		}
+		code = 200
+		r.Namespace = serverNamespace(v, r.Namespace)
+	} else {
+		res = v.CreateJSON(d.JSON, opts)
+	}
 	r.Warnings = res.Warnings
 	if st := res.Status(); st != nil {
 		r.Code, r.Reason, r.Message = st.Code, string(st.Reason), st.Message
@@ -253,9 +302,22 @@ func validateDoc(reg *registry, d docs.Doc, opts crdkit.CreateOptions) (objectRe
 		}
 		return r, nil
 	}
-	r.Allowed, r.Code, r.Object = true, 201, res.Object
+	r.Allowed, r.Code, r.Object = true, code, res.Object
 	if md, ok := res.Object["metadata"].(map[string]any); ok {
 		r.Namespace, _ = md["namespace"].(string)
 	}
 	return r, nil
+}
+
+// serverNamespace is the namespace the server sees for an object of v whose
+// own or request namespace is ns: ns, else "default"; none for
+// cluster-scoped kinds.
+func serverNamespace(v *crdkit.Version, ns string) string {
+	switch {
+	case !v.CRD().Namespaced():
+		return ""
+	case ns == "":
+		return "default"
+	}
+	return ns
 }

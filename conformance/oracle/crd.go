@@ -316,3 +316,24 @@ func (s *Server) warmUp(ctx context.Context, crd *apiextensionsv1.CustomResource
 	}
 	return nil
 }
+
+// UpdateCRD PUTs crd (its metadata.resourceVersion must be the stored one),
+// as a dry run when opts say so, and returns the server's verdict, the stored CRD in Object when accepted.
+// The server starts serving the new schema shortly after, not at once:
+// callers that depend on it wait for an answer that shows it.
+func (s *Server) UpdateCRD(ctx context.Context, crd *apiextensionsv1.CustomResourceDefinition, opts CreateCRDOptions) (Result, error) {
+	cc := crd.DeepCopy()
+	cc.APIVersion, cc.Kind = "apiextensions.k8s.io/v1", "CustomResourceDefinition"
+	b, err := json.Marshal(cc)
+	if err != nil {
+		return Result{}, err
+	}
+	q := url.Values{}
+	if opts.DryRun {
+		q.Set("dryRun", "All")
+	}
+	if opts.FieldValidation != "" {
+		q.Set("fieldValidation", string(opts.FieldValidation))
+	}
+	return s.send(ctx, http.MethodPut, crdPath+"/"+url.PathEscape(crd.Name), q, "application/json", b)
+}
