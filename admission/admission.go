@@ -184,6 +184,7 @@ func (h *handler) serve(w http.ResponseWriter, r *http.Request, answer func(cont
 // target is one manifest to check: where it is, its bytes and its version.
 type target struct {
 	pointer string
+	obj     map[string]any // decoded
 	raw     []byte
 	v       *crdkit.Version
 	ns      string // the request's namespace, for the reviewed object itself
@@ -207,7 +208,7 @@ func (h *handler) targets(req *admissionv1.AdmissionRequest, raw []byte, obj map
 		if v == nil {
 			continue
 		}
-		t := target{pointer: p, v: v}
+		t := target{pointer: p, obj: m, v: v}
 		if p == "" {
 			t.raw, t.ns = raw, req.Namespace
 		} else {

@@ -3,8 +3,11 @@
 // objects of the CRDs they are given.
 //
 // A [Validator] answers as the API server would answer a dry-run create of
-// each object: allowed with the server's Warning headers, or denied with
-// the server's Status (code, reason, message and causes, byte for byte). A
+// each object, or on UPDATE a dry-run update of its old counterpart
+// (ratcheting and transition rules included; a PUT to /status for the
+// status subresource): allowed with the server's Warning headers, or
+// denied with the server's Status (code, reason, message and causes, byte
+// for byte). A
 // [Mutator] answers with the RFC 6902 JSON patch that turns each object
 // into what the server's decoder makes of it: unknown fields pruned,
 // non-nullable nulls dropped, embedded resources coerced, defaults applied.
