@@ -154,9 +154,10 @@ func newPlugins(t *testing.T, crds []*crdkit.CRD, reviewVersion string) *plugins
 	exact := admissionregistrationv1.Exact
 	timeout := int32(30)
 	scope := admissionregistrationv1.AllScopes
+	// Works, and the corpus objects themselves (their status updates).
 	rules := []admissionregistrationv1.RuleWithOperations{{
 		Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
-		Rule:       admissionregistrationv1.Rule{APIGroups: []string{workGVR.Group}, APIVersions: []string{workGVR.Version}, Resources: []string{workGVR.Resource}, Scope: &scope},
+		Rule:       admissionregistrationv1.Rule{APIGroups: []string{"*"}, APIVersions: []string{"*"}, Resources: []string{"*", "*/status"}, Scope: &scope},
 	}}
 	cc := func(path string) admissionregistrationv1.WebhookClientConfig {
 		u := ts.URL + path
