@@ -322,6 +322,8 @@ func TestConcurrent(t *testing.T) {
 	for _, o := range []string{goodCronTab, badCronTab, unknownCronTab, betaCronTab} {
 		bodies = append(bodies, reviewBody(t, reviewV1, admissionv1.Create, o, ""))
 	}
+	withRV := strings.Replace(goodCronTab, `"name":"a"`, `"name":"a","namespace":"default","resourceVersion":"3"`, 1)
+	bodies = append(bodies, reviewBody(t, reviewV1, admissionv1.Update, strings.Replace(withRV, `"replicas":2`, `"replicas":3`, 1), withRV))
 	want := map[string]string{}
 	answer := func(h int, b []byte) string {
 		rec := httptest.NewRecorder()

@@ -24,17 +24,20 @@ func FuzzServeHTTP(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	for _, c := range g.Cases() {
-		f.Add(c.Raw, false, false)
+	for i, c := range g.Cases() {
+		f.Add(c.Raw, false, false, i%3 == 0)
 	}
-	f.Add([]byte(goodCronTab), true, true)
-	f.Add([]byte(unknownCronTab), true, false)
-	f.Add([]byte(betaCronTab), false, true)
+	f.Add([]byte(goodCronTab), true, true, false)
+	f.Add([]byte(unknownCronTab), true, false, true)
+	f.Add([]byte(betaCronTab), false, true, true)
 	val := NewValidator([]*crdkit.CRD{crd}, Options{})
 	mut := NewMutator([]*crdkit.CRD{crd}, Options{})
 	valEmb := NewValidator([]*crdkit.CRD{crd}, Options{Manifests: ListAt("/spec/manifests")})
 	mutEmb := NewMutator([]*crdkit.CRD{crd}, Options{Manifests: ListAt("/spec/manifests")})
-	f.Fuzz(func(t *testing.T, obj []byte, embedded, beta bool) {
+	old := []byte(`{"apiVersion":"stable.example.com/v1","kind":"CronTab","metadata":{"name":"case-1","namespace":"default","resourceVersion":"7","uid":"u"},"spec":{"cronSpec":"* * * * *","replicas":2}}`)
+	// update sends obj as an UPDATE over old (for embedded: old's manifest
+	// as the counterpart of same-named manifests).
+	f.Fuzz(func(t *testing.T, obj []byte, embedded, beta, update bool) {
 		rv := reviewV1
 		if beta {
 			rv = reviewV1beta1
@@ -45,8 +48,19 @@ func FuzzServeHTTP(f *testing.F) {
 			object = []byte(bundle(string(obj), otherKind))
 			vh, mh = valEmb, mutEmb
 		}
-		body := []byte(`{"apiVersion":"` + rv + `","kind":"AdmissionReview","request":{"uid":"u-1","operation":"CREATE","namespace":"default","object":`)
-		body = append(append(body, object...), "}}"...)
+		op, oldObject := "CREATE", []byte(nil)
+		if update {
+			op, oldObject = "UPDATE", old
+			if embedded {
+				oldObject = []byte(bundle(string(old)))
+			}
+		}
+		body := []byte(`{"apiVersion":"` + rv + `","kind":"AdmissionReview","request":{"uid":"u-1","operation":"` + op + `","namespace":"default","object":`)
+		body = append(body, object...)
+		if oldObject != nil {
+			body = append(append(body, `,"oldObject":`...), oldObject...)
+		}
+		body = append(body, "}}"...)
 		var answers [2]review
 		for i, h := range []http.Handler{vh, mh} {
 			rec := httptest.NewRecorder()
@@ -73,6 +87,10 @@ func FuzzServeHTTP(f *testing.F) {
 		if !embedded {
 			if m, err := decodeObject(raw); err == nil && m != nil && val.h.version(m) == v1 {
 				direct := v1.CreateJSON(raw, crdkit.CreateOptions{Namespace: "default"})
+				if update {
+					live, _ := decodeObject(old)
+					direct = v1.UpdateJSON(raw, live, crdkit.UpdateOptions{})
+				}
 				if got := answers[0].Response.Result; !reflect.DeepEqual(got, direct.Status()) {
 					t.Fatalf("validator Result = %+v, direct create %+v", got, direct.Status())
 				}
