@@ -64,7 +64,7 @@ func holds(e Expectation, st *metav1.Status) bool {
 func TestExpectationsHold(t *testing.T) {
 	stated, ok, withRules := 0, 0, 0
 	for _, v := range corpusVersions(t) {
-		g, err := ForVersion(v, Options{Cases: 150})
+		g, err := ForVersion(v, Options{Cases: 60})
 		if err != nil {
 			t.Fatal(err)
 		}
