@@ -185,6 +185,9 @@ func (g *Generator) Cases() []Case {
 	if g.opts.MultiErrors > 0 {
 		chosen = append(chosen, g.multiChosen(bases, sites)...)
 	}
+	if g.opts.RuleBreaks > 0 && g.v != nil {
+		chosen = append(chosen, g.ruleBreaks(bases[0], sites[0])...)
+	}
 
 	baseRaw := make([][]byte, numBases)
 	for i, b := range bases {

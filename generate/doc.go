@@ -38,7 +38,10 @@
 // refused with a cause at a field of a [field.ErrorType] (the single-keyword
 // breaks), or unstated where the answer depends on details the generator
 // does not model. With Options.MultiErrors, Cases also appends cases that
-// break several things at once (see [MultiErrorMutations]).
+// break several things at once (see [MultiErrorMutations]); with
+// Options.RuleBreaks, for a generator made by ForVersion, "break-rule"
+// cases that break one CEL rule each, found by trying random values at
+// values that have rules, with the refusal the version's create gives.
 //
 // # Fuzzing
 //

@@ -36,6 +36,11 @@ type Options struct {
 	// MultiErrorMutations) that Cases appends after the Options.Cases
 	// cases, which stay as they are without them. Default 0.
 	MultiErrors int
+	// RuleBreaks is the number of "break-rule" cases Cases appends, last,
+	// for a generator made by ForVersion: each gives one value that has
+	// x-kubernetes-validations rules a new random value that breaks one of
+	// them (and nothing else, by the version's create). Default 0.
+	RuleBreaks int
 	// SkipStatus leaves the root status out of objects and of mutations:
 	// a create drops it when the version has a status subresource. The
 	// "status" mutation kind still sends one.

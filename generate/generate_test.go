@@ -233,3 +233,43 @@ func TestRulesAndValid(t *testing.T) {
 		t.Error("New(v9) succeeded")
 	}
 }
+
+// TestRuleBreaks checks that break-rule cases appear for corpus CRDs with
+// rules, are refused as stated by crdkit's create, and that without
+// RuleBreaks the cases do not change.
+func TestRuleBreaks(t *testing.T) {
+	n := 0
+	for _, v := range corpusVersions(t) {
+		if n >= 10 {
+			break // enough, and the search is the expensive part
+		}
+		plain, _ := ForVersion(v, Options{Cases: 30})
+		g, err := ForVersion(v, Options{Cases: 30, RuleBreaks: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, b := plain.Cases(), g.Cases()
+		if len(b) < len(a) || len(b) > len(a)+5 {
+			t.Fatalf("%s: %d cases with RuleBreaks 5, %d without", v.CRD().Name(), len(b), len(a))
+		}
+		for i := range a {
+			if a[i].Name != b[i].Name || string(a[i].Raw) != string(b[i].Raw) {
+				t.Fatalf("%s: case %d changed with RuleBreaks", v.CRD().Name(), i)
+			}
+		}
+		for _, c := range b[len(a):] {
+			n++
+			if c.Mutation != "break-rule" || c.Expect.Outcome != Refused {
+				t.Errorf("%s: appended case %s %s", v.CRD().Name(), c.Name, c.Expect)
+			}
+			res := v.CreateJSON(c.Raw, crdkit.CreateOptions{})
+			if !holds(c.Expect, res.Status()) {
+				t.Errorf("%s Case(%s) = %v, want %s", v.CRD().Name(), c.Name, res.Err, c.Expect)
+			}
+		}
+	}
+	t.Logf("%d break-rule cases", n)
+	if n == 0 {
+		t.Error("no break-rule case for the corpus")
+	}
+}

@@ -3,6 +3,7 @@ package admissiontest
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 
@@ -50,7 +51,7 @@ func TestGenerate(t *testing.T) {
 			if !v.Served() {
 				continue
 			}
-			g, err := generate.ForVersion(v, generate.Options{Cases: nCases})
+			g, err := generate.ForVersion(v, generate.Options{Cases: nCases, RuleBreaks: 3})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -74,7 +75,7 @@ func TestGenerate(t *testing.T) {
 		}
 	}
 	var mu sync.Mutex
-	var valid, validNamed, stated counts
+	var valid, validNamed, stated, ruleBreaks counts
 	ch := make(chan job)
 	var wg sync.WaitGroup
 	for w := 0; w < 8; w++ {
@@ -98,6 +99,9 @@ func TestGenerate(t *testing.T) {
 				} else {
 					ok := holds(j.expect, r)
 					stated.add(ok)
+					if strings.HasPrefix(j.name, "break-rule/") {
+						ruleBreaks.add(ok)
+					}
 					if !ok {
 						t.Errorf("%s/%s %s = %d %v, want %s\n%s", j.crd, j.version, j.name, r.Code, r.Status, j.expect, j.raw)
 					}
@@ -113,6 +117,7 @@ func TestGenerate(t *testing.T) {
 	wg.Wait()
 	fmt.Printf("conformance: generate-valid-accepted %s (refused ones name the CEL rules they could not satisfy: %s)\n", valid, validNamed)
 	fmt.Printf("conformance: generate-mutation-refused-as-stated %s (%d accepted cases with CEL rules left out)\n", stated, withRules)
+	fmt.Printf("conformance: generate-rule-break-refused-as-stated %s\n", ruleBreaks)
 	if valid.of == 0 || stated.of == 0 {
 		t.Error("nothing sent")
 	}
