@@ -26,7 +26,13 @@
 // Version.CreateJSON (and Create, for a decoded object) answers what a
 // dry-run create answers: the object the server returns (pruned, defaulted,
 // stored and read back), its Warning headers, or the Status of a refusal
-// (400 for decoding and strict field validation, 422 with causes). Version.Read
+// (400 for decoding and strict field validation, 422 with causes).
+// Version.UpdateJSON and UpdateStatusJSON (and Update, UpdateStatus) answer
+// what a dry-run PUT, and a PUT to /status, of an object over the live one
+// answers, with the server's ratcheting: errors on values left unchanged
+// from the live object are dropped (schema.Correlate pairs the values),
+// rules failing on them become warnings, transition rules see the live
+// object's values. Version.Read
 // is the read path of a stored object; Version.Default and DefaultTyped are
 // client-side defaulting.
 //
@@ -34,7 +40,8 @@
 //
 // Each request kind is one function that lists the server's steps in the
 // server's order, one step per line, with the section of
-// research/upstream.md it follows: create (create.go) and read (read.go).
+// research/upstream.md it follows: create (create.go), update and status
+// update (update.go) and read (read.go).
 // The steps the write pipelines share (decoding, schema coercion, defaults
 // of the object's version, field validation, the API-version check) are in
 // steps.go; the strategy's validation of an object is in
@@ -45,9 +52,9 @@
 // printcolumns.
 //
 // x-kubernetes-validations (CEL) rules are compiled once per version
-// (package rules), checked at CRD time and evaluated on create, as the
-// server does. Not done yet: updates, status updates and ratcheting;
-// conversion webhooks and reads at another version.
+// (package rules), checked at CRD time and evaluated on create and update,
+// as the server does. Not done yet: PATCH and server-side apply; conversion
+// webhooks and reads at another version.
 //
 // # Concurrency
 //

@@ -24,7 +24,8 @@ type updateCase struct {
 
 // updateCases makes, for each corpus object crdkit accepts, the live object
 // (crdkit's create result with the fields a server fills) and the first
-// one-field spec change crdkit also accepts as an update.
+// one-field spec change crdkit also accepts as an update (a label change
+// where no spec value can change alone).
 func updateCases(tb testing.TB) []updateCase {
 	var out []updateCase
 	for _, c := range createCases(tb) {
@@ -36,13 +37,28 @@ func updateCases(tb testing.TB) []updateCase {
 		md := live["metadata"].(map[string]any)
 		md["uid"], md["resourceVersion"], md["creationTimestamp"] = "6a2e9b8e-0000-4000-8000-000000000001", "7", "2026-01-01T00:00:00Z"
 		spec, _ := live["spec"].(map[string]any)
+		found := false
 		for _, p := range scalarLeaves(spec, nil) {
 			obj := runtime.DeepCopyJSON(live)
 			setLeaf(obj["spec"].(map[string]any), p)
 			if r := c.version.Update(obj, live, crdkit.UpdateOptions{FieldValidation: crdkit.Ignore}); r.Err == nil {
 				out = append(out, updateCase{c, live, obj, fmt.Sprint(p)})
+				found = true
 				break
 			}
+		}
+		if !found {
+			// No spec value can change alone (immutable fields, patterns,
+			// rules tying fields together): a label change instead.
+			obj := runtime.DeepCopyJSON(live)
+			md := obj["metadata"].(map[string]any)
+			labels, _ := md["labels"].(map[string]any)
+			if labels == nil {
+				labels = map[string]any{}
+				md["labels"] = labels
+			}
+			labels["crdkit.example.com/bench"] = "changed"
+			out = append(out, updateCase{c, live, obj, "metadata.labels"})
 		}
 	}
 	return out

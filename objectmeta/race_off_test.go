@@ -1,0 +1,5 @@
+//go:build !race
+
+package objectmeta
+
+const raceEnabled = false
