@@ -1,4 +1,4 @@
-package gen
+package generate
 
 import (
 	"bytes"
@@ -49,7 +49,7 @@ func encode(b *bytes.Buffer, v any) error {
 		b.WriteString(strconv.Itoa(x))
 	case float64:
 		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return fmt.Errorf("gen: cannot encode %v", x)
+			return fmt.Errorf("generate: cannot encode %v", x)
 		}
 		enc, _ := json.Marshal(x)
 		b.Write(enc)
@@ -100,7 +100,7 @@ func encode(b *bytes.Buffer, v any) error {
 		}
 		b.WriteByte('}')
 	default:
-		return fmt.Errorf("gen: cannot encode %T", v)
+		return fmt.Errorf("generate: cannot encode %T", v)
 	}
 	return nil
 }

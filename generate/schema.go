@@ -1,12 +1,13 @@
-package gen
+package generate
 
 import (
+	"encoding/json"
 	"regexp"
 	"slices"
 
-	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	"k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
+
+	"github.com/crdkit/crdkit/schema"
 )
 
 // node is a compiled schema node: the v1 schema plus what generation needs,
@@ -37,7 +38,9 @@ type node struct {
 	oneOf     bool
 	branches  [][]string // required lists of oneOf/anyOf branches
 	forbidden []string   // fields named by not.required / not.anyOf[].required
-	validator validation.SchemaValidator
+	validator *schema.Schema
+
+	rules []string // x-kubernetes-validations rules, as written
 }
 
 // maxSchemaDepth bounds schema compilation; CRD schemas are finite trees but
@@ -80,6 +83,9 @@ func compile(s *apiextensionsv1.JSONSchemaProps, depth int) *node {
 		if v, err := decodeJSON(s.Example.Raw); err == nil {
 			n.example, n.hasExample = v, true
 		}
+	}
+	for _, r := range s.XValidations {
+		n.rules = append(n.rules, r.Rule)
 	}
 	if s.Pattern != "" {
 		n.re, _ = regexp.Compile(s.Pattern)
@@ -128,14 +134,15 @@ func compile(s *apiextensionsv1.JSONSchemaProps, depth int) *node {
 	return n
 }
 
-// newValidator builds the server's OpenAPI validator for one schema node, to
-// check generated values under xOf constraints the generator cannot solve.
-func newValidator(s *apiextensionsv1.JSONSchemaProps) validation.SchemaValidator {
-	internal := &apiextensions.JSONSchemaProps{}
-	if err := apiextensionsv1.Convert_v1_JSONSchemaProps_To_apiextensions_JSONSchemaProps(s, internal, nil); err != nil {
+// newValidator compiles one schema node with crdkit's schema package (the
+// server's OpenAPI value validation), to check generated values under xOf
+// constraints the generator cannot solve.
+func newValidator(s *apiextensionsv1.JSONSchemaProps) *schema.Schema {
+	data, err := json.Marshal(s)
+	if err != nil {
 		return nil
 	}
-	v, _, err := validation.NewSchemaValidator(internal)
+	v, err := schema.CompileJSON(data)
 	if err != nil {
 		return nil
 	}
@@ -147,7 +154,7 @@ func (n *node) valid(v any) bool {
 	if n.validator == nil {
 		return true
 	}
-	return n.validator.Validate(v).IsValid()
+	return n.validator.Valid(v)
 }
 
 // effectiveType is the JSON type a value of n must have; "" means any.

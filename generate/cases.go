@@ -1,4 +1,4 @@
-package gen
+package generate
 
 import (
 	"fmt"
@@ -6,6 +6,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 // Case is one request body to send to the server, with what it targets.
@@ -28,6 +31,12 @@ type Case struct {
 	ObjectName string
 	// Raw is the exact JSON body.
 	Raw []byte
+	// Expect is what the server is expected to answer for a create of Raw
+	// with field validation Warn: see Outcome.
+	Expect Expectation
+	// Rules are the CEL rules at the values of the object, which the
+	// generator does not try to satisfy.
+	Rules []Rule
 }
 
 // Mutations lists the mutation names Cases uses, in the order selection
@@ -63,6 +72,7 @@ type candidate struct {
 	name     string                       // object name override
 	breaks   bool                         // a single-keyword break, usable by multi
 	sitePath []any
+	expect   Expectation
 }
 
 // numBases is the number of valid base objects mutations start from.
@@ -85,12 +95,12 @@ func (g *Generator) Cases() []Case {
 	nValid := max(3, g.opts.Cases/15)
 	for i := 0; i < nValid; i++ {
 		seed := uint64(i + 1)
-		add(candidate{mutation: "valid", path: "seed-" + strconv.FormatUint(seed, 10), apply: func(map[string]any) any {
+		add(candidate{mutation: "valid", path: "seed-" + strconv.FormatUint(seed, 10), expect: accepted, apply: func(map[string]any) any {
 			return g.Object(seed, "x")
 		}})
 	}
-	add(candidate{mutation: "minimal", apply: func(map[string]any) any { return g.object(7, "x", 1e-9) }})
-	add(candidate{mutation: "rich", apply: func(map[string]any) any { return g.object(8, "x", 1) }})
+	add(candidate{mutation: "minimal", expect: accepted, apply: func(map[string]any) any { return g.object(7, "x", 1e-9) }})
+	add(candidate{mutation: "rich", expect: accepted, apply: func(map[string]any) any { return g.object(8, "x", 1) }})
 
 	st := &state{r: r, opts: g.opts, ratio: g.opts.OptionalRatio}
 	for b := range bases {
@@ -175,6 +185,9 @@ func (g *Generator) Cases() []Case {
 	if g.opts.MultiErrors > 0 {
 		chosen = append(chosen, g.multiChosen(bases, sites)...)
 	}
+	if g.opts.RuleBreaks > 0 && g.v != nil {
+		chosen = append(chosen, g.ruleBreaks(bases[0], sites[0])...)
+	}
 
 	baseRaw := make([][]byte, numBases)
 	for i, b := range bases {
@@ -188,6 +201,7 @@ func (g *Generator) Cases() []Case {
 			objName = c.name
 		}
 		var raw []byte
+		var rules []Rule
 		if c.raw != nil {
 			b := deepCopy(bases[c.base]).(map[string]any)
 			setName(b, objName)
@@ -199,6 +213,9 @@ func (g *Generator) Cases() []Case {
 			v := c.apply(b)
 			if m, ok := v.(map[string]any); ok && c.mutation != "metadata" {
 				setName(m, objName)
+			}
+			if m, ok := v.(map[string]any); ok {
+				rules = g.rulesIn(m)
 			}
 			var err error
 			if raw, err = Marshal(v); err != nil {
@@ -218,7 +235,7 @@ func (g *Generator) Cases() []Case {
 		} else {
 			seen[name] = 1
 		}
-		cs := Case{Name: name, Mutation: c.mutation, Path: c.path, APIVersion: g.APIVersion(), Kind: g.kind, ObjectName: objName, Raw: raw}
+		cs := Case{Name: name, Mutation: c.mutation, Path: c.path, APIVersion: g.APIVersion(), Kind: g.kind, ObjectName: objName, Raw: raw, Expect: c.expect, Rules: rules}
 		if g.namespaced {
 			cs.Namespace = g.opts.Namespace
 		}
@@ -431,7 +448,7 @@ func (g *Generator) siteCandidates(st *state, base map[string]any, b int, s site
 		return
 	}
 	brk := func(m string, v any) {
-		add(candidate{mutation: m, path: s.field, base: b, apply: setter(s.path, v), breaks: true, sitePath: s.path})
+		add(candidate{mutation: m, path: s.field, base: b, apply: setter(s.path, v), breaks: true, sitePath: s.path, expect: g.breakExpect(s, m, v)})
 	}
 	if s.absent {
 		if len(s.path) == 0 {
@@ -478,7 +495,7 @@ func (g *Generator) siteCandidates(st *state, base map[string]any, b int, s site
 		add(candidate{mutation: "null", path: s.field, base: b, apply: setter(s.path, nil)})
 		if n.hasDef {
 			p := s.path
-			add(candidate{mutation: "default-missing", path: s.field, base: b, apply: func(o map[string]any) any { del(o, p); return o }})
+			add(candidate{mutation: "default-missing", path: s.field, base: b, expect: accepted, apply: func(o map[string]any) any { del(o, p); return o }})
 		}
 	}
 	typ := n.effectiveType()
@@ -567,17 +584,28 @@ func (g *Generator) siteCandidates(st *state, base map[string]any, b int, s site
 		}
 		if len(arr) > 0 && (n.listType == "set" || n.listType == "map") {
 			dup := append(deepCopy(arr).([]any), deepCopy(arr[0]))
-			add(candidate{mutation: "list-duplicate", path: s.field, base: b, apply: setter(s.path, dup), breaks: true, sitePath: s.path})
+			add(candidate{mutation: "list-duplicate", path: s.field, base: b, apply: setter(s.path, dup), breaks: true, sitePath: s.path,
+				expect: g.statusExpect(s.path, refused(appendPath(s.path, len(arr)), field.ErrorTypeDuplicate))})
 		}
 	}
 	if obj, ok := s.v.(map[string]any); ok {
 		k := "crdkitUnknown"
 		p := appendPath(s.path, k)
-		add(candidate{mutation: "unknown-field", path: joinField(s.field, k), base: b, apply: setter(p, "x")})
+		var expect Expectation
+		if owner := n; len(s.path) > 0 || !g.root.preserve {
+			if owner.addl == nil && !owner.preserve {
+				expect = accepted
+			}
+		}
+		add(candidate{mutation: "unknown-field", path: joinField(s.field, k), base: b, apply: setter(p, "x"), expect: expect})
 		for _, k := range sortedKeys(obj) {
 			if n.required[k] && !(len(s.path) == 0 && (k == "apiVersion" || k == "kind" || k == "metadata")) {
 				p := appendPath(s.path, k)
-				add(candidate{mutation: "break-required", path: joinField(s.field, k), base: b, breaks: true, sitePath: p,
+				expect := refused(p, field.ErrorTypeRequired)
+				if c := n.props[k]; c != nil && c.hasDef {
+					expect = accepted // defaulting puts it back
+				}
+				add(candidate{mutation: "break-required", path: joinField(s.field, k), base: b, breaks: true, sitePath: p, expect: g.statusExpect(p, expect),
 					apply: func(o map[string]any) any { del(o, p); return o }})
 			}
 		}
@@ -761,7 +789,7 @@ func (g *Generator) objectCandidates(b int, base map[string]any, sites []site, a
 			}
 		}
 		if len(withDefaults) > 0 {
-			add(candidate{mutation: "defaults-all-missing", base: b, apply: func(o map[string]any) any {
+			add(candidate{mutation: "defaults-all-missing", base: b, expect: accepted, apply: func(o map[string]any) any {
 				for i := len(withDefaults) - 1; i >= 0; i-- {
 					del(o, withDefaults[i])
 				}
@@ -777,7 +805,7 @@ func (g *Generator) objectCandidates(b int, base map[string]any, sites []site, a
 		}
 	}
 	if len(withDefaults) > 0 {
-		add(candidate{mutation: "defaults-all-missing", apply: func(o map[string]any) any {
+		add(candidate{mutation: "defaults-all-missing", expect: accepted, apply: func(o map[string]any) any {
 			for i := len(withDefaults) - 1; i >= 0; i-- {
 				del(o, withDefaults[i])
 			}
@@ -856,4 +884,46 @@ func (g *Generator) objectCandidates(b int, base map[string]any, sites []site, a
 	js("utf8-invalid", func(b []byte) []byte {
 		return []byte(strings.Replace(string(b), `"metadata":{`, `"metadata":{"annotations":{"a":"`+"\xff"+`"},`, 1))
 	})
+}
+
+// breakExpect states the refusal a single-keyword break of site s with
+// value v gets: the error type the server's OpenAPI validation reports for
+// that keyword, at the site's field.
+func (g *Generator) breakExpect(s site, mutation string, v any) Expectation {
+	n := s.n
+	var t field.ErrorType
+	switch mutation {
+	case "break-enum":
+		t = field.ErrorTypeNotSupported
+	case "break-type", "break-format":
+		t = field.ErrorTypeTypeInvalid
+	case "break-maxLength":
+		t = field.ErrorTypeTooLong
+	case "break-pattern":
+		t = field.ErrorTypeInvalid
+		if str, ok := v.(string); ok && n.s.MaxLength != nil && int64(utf8.RuneCountInString(str)) > *n.s.MaxLength {
+			t = field.ErrorTypeTooLong // maxLength is checked first
+		}
+	case "break-maxItems", "break-maxProperties":
+		t = field.ErrorTypeTooMany
+	case "break-minProperties":
+		for _, c := range n.props {
+			if c.hasDef {
+				return Expectation{} // defaulting may fill the object again
+			}
+		}
+		t = field.ErrorTypeInvalid
+	default: // minimum, maximum, multipleOf, minLength, minItems
+		t = field.ErrorTypeInvalid
+	}
+	return g.statusExpect(s.path, refused(s.path, t))
+}
+
+// statusExpect is e, or Accepted for a change under status when the
+// version has a status subresource: a create drops status.
+func (g *Generator) statusExpect(path []any, e Expectation) Expectation {
+	if g.statusSub && len(path) > 0 && path[0] == "status" {
+		return accepted
+	}
+	return e
 }
