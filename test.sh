@@ -6,6 +6,8 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 log=$(mktemp)
+# The conformance module's whole -v output, for reading disagreements.
+conflog=${CRDKIT_CONFORMANCE_LOG:-$(mktemp -t crdkit-conformance.XXXXXX.log)}
 trap 'rm -f "$log"' EXIT
 
 echo "== gofmt"
@@ -19,7 +21,7 @@ go vet ./...
 go test -race -count=1 ./... 2>&1 | tee -a "$log"
 
 echo "== conformance module (upstream packages and the real API server)"
-(cd conformance && go vet ./... && go test -count=1 -timeout 60m -v ./... 2>&1 | tee /tmp/crdkit-conformance.log \
+(cd conformance && go vet ./... && go test -count=1 -timeout 60m -v ./... 2>&1 | tee "$conflog" \
   | grep -E '^(conformance:|--- FAIL|FAIL|ok|PASS|panic: )' | tee -a "$log"; exit "${PIPESTATUS[0]}")
 
 echo "== benchmarks module (each benchmark once, as a test)"
@@ -28,5 +30,6 @@ echo "== benchmarks module (each benchmark once, as a test)"
 
 passed=$(grep -c '^ok ' "$log" || true)
 failed=$(grep -c '^FAIL' "$log" || true)
+echo "conformance output: $conflog"
 echo "packages: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
