@@ -31,7 +31,7 @@ import (
 // long as any of them does.
 func JSON(data []byte, s *schema.Schema, opts Options, dst []string) (obj map[string]any, paths []string, ok bool) {
 	d := decoder{s: string(data), w: walker{paths: dst, track: !opts.NoPaths}}
-	d.path, d.keys = d.pathBuf[:0], d.keysBuf[:0]
+	d.path = make([]seg, 0, 16)
 	var empty schema.Schema
 	s, emb := top(s, opts, &empty)
 	if d.peek() != '{' {
@@ -65,10 +65,8 @@ type decoder struct {
 	path  []seg
 	// keys holds the keys of the objects being skipped or emptied, to
 	// find duplicates among keys that are not put in a map.
-	keys    []string
-	buf     []byte // scratch for unescaping
-	pathBuf [pathBuf]seg
-	keysBuf [16]string
+	keys []string
+	buf  []byte // scratch for unescaping
 }
 
 // fail gives up: every loop stops at the end of the input.
@@ -154,6 +152,9 @@ func (d *decoder) key() string {
 // distinct records k among the keys of the object whose keys start at
 // mark in d.keys, failing when it is there already.
 func (d *decoder) distinct(mark int, k string) {
+	if d.keys == nil {
+		d.keys = make([]string, 0, 16)
+	}
 	keys := d.keys[mark:]
 	if len(keys) >= maxSkippedKeys {
 		d.fail()
