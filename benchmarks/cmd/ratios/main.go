@@ -17,13 +17,15 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 )
 
-var line = regexp.MustCompile(`^Benchmark(\S+)/([^/\s]+)-\d+\s+\d+\s+([\d.]+) ns/op`)
+var line = regexp.MustCompile(`^Benchmark(\S+)/([^/\s]+)-\d+\s+\d+\s+(.*)$`)
 
 func main() {
 	impl := flag.String("impl", "crdkit", "the implementation measured")
 	base := flag.String("base", "upstream", "the implementation it is compared with")
+	metric := flag.String("metric", "ns/op", "the metric compared (cpu-ns/op where the benchmarks report it)")
 	flag.Parse()
 	samples := map[string]map[string][]float64{}
 	var order []string
@@ -34,7 +36,10 @@ func main() {
 		if m == nil {
 			continue
 		}
-		ns, _ := strconv.ParseFloat(m[3], 64)
+		ns, ok := value(m[3], *metric)
+		if !ok {
+			continue
+		}
 		if samples[m[1]] == nil {
 			samples[m[1]] = map[string][]float64{}
 			order = append(order, m[1])
@@ -57,6 +62,19 @@ func main() {
 		os.Exit(1)
 	}
 	fmt.Printf("geomean speed-up %.2fx over %d cases\n", math.Exp(sum/float64(n)), n)
+}
+
+// value finds the number before the unit metric in the measurements of a
+// benchmark line ("123 ns/op  45 cpu-ns/op  6 B/op").
+func value(fields, metric string) (float64, bool) {
+	f := strings.Fields(fields)
+	for i := 1; i < len(f); i++ {
+		if f[i] == metric {
+			v, err := strconv.ParseFloat(f[i-1], 64)
+			return v, err == nil
+		}
+	}
+	return 0, false
 }
 
 func median(v []float64) float64 {
