@@ -56,8 +56,9 @@ func (v *Version) create(raw []byte, obj map[string]any, opts CreateOptions) Res
 	return v.createWith(raw, obj, opts, true)
 }
 
-// createWith is create; fast lets the decode step use prune.JSON (tests
-// compare both paths).
+// createWith is create; fast lets the decode step use prune.JSON and the
+// coercion skip null pruning on a body without null (tests compare both
+// paths).
 func (v *Version) createWith(raw []byte, obj map[string]any, opts CreateOptions, fast bool) Result {
 	r := &request{v: v, mode: opts.mode(), raw: raw, obj: obj, fast: fast}
 	r.warnDeprecated()               // every request to a deprecated version

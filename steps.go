@@ -1,6 +1,7 @@
 package crdkit
 
 import (
+	"bytes"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -36,8 +37,9 @@ type request struct {
 	meta       *metav1.ObjectMeta // root metadata as the validator reads it
 	metaErrs   field.ErrorList    // why meta could not be read
 	res        Result
-	// fast lets decode use prune.JSON; pruned then says that obj is pruned
-	// already, with the paths in prePruned.
+	// fast lets decode use prune.JSON (pruned then says that obj is pruned
+	// already, with the paths in prePruned) and coerce skip null pruning on
+	// a body without null.
 	fast, pruned bool
 	prePruned    []string
 }
@@ -148,7 +150,10 @@ func (r *request) coerce() {
 	if r.failed() {
 		return
 	}
-	pruned, unknown, err := r.v.crd.coerce(r.obj, coercion{strict: r.mode != Ignore, rootMeta: true, pruned: r.pruned, prePruned: r.prePruned})
+	// A decoded value holds a nil only where the body has the literal null:
+	// without one, dropping non-nullable nulls has nothing to do.
+	noNulls := r.fast && r.raw != nil && !bytes.Contains(r.raw, []byte("null"))
+	pruned, unknown, err := r.v.crd.coerce(r.obj, coercion{strict: r.mode != Ignore, rootMeta: true, pruned: r.pruned, prePruned: r.prePruned, noNulls: noNulls})
 	if err != nil {
 		r.fail(r.v.decodeError(&r.gvk, r.raw, err))
 		return
@@ -220,6 +225,9 @@ type coercion struct {
 	// while it was decoded, removing prePruned.
 	pruned    bool
 	prePruned []string
+	// noNulls says that obj holds no nil value (its body has no null), so
+	// that null pruning can be left out.
+	noNulls bool
 }
 
 // coerce runs the server's decode-time step (unstructuredSchemaCoercer.apply)
@@ -256,7 +264,9 @@ func (c *CRD) coerce(obj map[string]any, how coercion) (pruned, unknown []string
 			} else {
 				pruned = prune.Object(obj, s, prune.Options{Root: true}, nil)
 			}
-			defaulting.PruneNulls(obj, s)
+			if !how.noNulls {
+				defaulting.PruneNulls(obj, s)
+			}
 		}
 		ferr, paths := objectmeta.Coerce(nil, obj, s, objectmeta.CoerceOptions{
 			ReturnUnknownFieldPaths: how.strict, DropInvalidFields: how.dropInvalidMeta})
