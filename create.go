@@ -58,7 +58,14 @@ func (v *Version) Create(obj map[string]any, opts CreateOptions) Result {
 // request, in their order; a step does nothing once an earlier one failed.
 // raw is the body, or nil for an already decoded obj.
 func (v *Version) create(raw []byte, obj map[string]any, opts CreateOptions) Result {
-	r := &request{v: v, mode: opts.mode(), raw: raw, obj: obj}
+	return v.createWith(raw, obj, opts, true)
+}
+
+// createWith is create; fast lets the decode step use prune.JSON and the
+// coercion skip null pruning on a body without null (tests compare both
+// paths).
+func (v *Version) createWith(raw []byte, obj map[string]any, opts CreateOptions, fast bool) Result {
+	r := &request{v: v, mode: opts.mode(), raw: raw, obj: obj, fast: fast}
 	r.warnDeprecated()               // every request to a deprecated version
 	r.decode()                       // §2.3.3: type meta, then the body (duplicates in Warn and Strict)
 	r.coerce()                       // §2.2: root metadata, prune, non-nullable nulls, embedded resources

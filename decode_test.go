@@ -2,46 +2,222 @@ package crdkit
 
 import (
 	"encoding/json"
+	"fmt"
+	"path/filepath"
 	"reflect"
+	"slices"
 	"testing"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/crdkit/crdkit/internal/corpus"
+	"github.com/crdkit/crdkit/prune"
 )
 
-func TestDecodeJSON(t *testing.T) {
-	v := loadExample(t).Version("v1")
-	in := `{"apiVersion":"stable.example.com/v1","kind":"CronTab","metadata":{"name":"x","bogus":1,"uid":"u"},
-	        "spec":{"cronSpec":"nonsense","extra":true,"replicas":null},"status":{"a":1}}`
-	for _, tc := range []struct {
-		name     string
-		in       string
-		mode     FieldValidation
-		object   string
-		warnings []string
-		code     int32
-	}{
-		{"warn", in, Warn, `{"apiVersion":"stable.example.com/v1","kind":"CronTab","metadata":{"name":"x","uid":"u"},"spec":{"cronSpec":"nonsense","replicas":1}}`,
-			[]string{`unknown field "metadata.bogus"`, `unknown field "spec.extra"`, `unknown field "status"`}, 0},
-		{"ignore", in, Ignore, `{"apiVersion":"stable.example.com/v1","kind":"CronTab","metadata":{"name":"x","uid":"u"},"spec":{"cronSpec":"nonsense","replicas":1}}`, nil, 0},
-		{"strict", in, Strict, "", nil, 400},
-		{"other-version", `{"apiVersion":"stable.example.com/v1beta1","kind":"CronTab","metadata":{"name":"x"}}`, Warn, "", nil, 400},
-		{"not-json", `{`, Warn, "", nil, 400},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			res := v.DecodeJSON([]byte(tc.in), CreateOptions{FieldValidation: tc.mode})
-			if st := res.Status(); (st == nil && tc.code != 0) || (st != nil && st.Code != tc.code) {
-				t.Fatalf("DecodeJSON(%s) = %v, want code %d", tc.name, res.Err, tc.code)
-			}
-			if tc.code != 0 {
-				return
-			}
-			got, _ := json.Marshal(res.Object)
-			if string(got) != tc.object || !reflect.DeepEqual(res.Warnings, tc.warnings) {
-				t.Errorf("DecodeJSON(%s) = %s %q, want %s %q", tc.name, got, res.Warnings, tc.object, tc.warnings)
-			}
-			// The create continues from here: its object is the decoded one
-			// after the strategy's steps.
-			if c := v.CreateJSON([]byte(tc.in), CreateOptions{FieldValidation: tc.mode}); c.Err == nil {
-				t.Errorf("CreateJSON accepted a cronSpec the pattern refuses")
+// corpusBody is a corpus object as a request body, with the version that
+// serves it.
+type corpusBody struct {
+	name string
+	v    *Version
+	raw  []byte
+}
+
+// corpusBodies returns every corpus object whose apiVersion and kind a
+// corpus CRD serves, as is and with unknown fields added to every map
+// ("+unknown").
+func corpusBodies(t testing.TB) []corpusBody {
+	byGVK := map[string]*Version{}
+	for _, d := range corpusDocs(t) {
+		crd, err := Load(d.JSON)
+		if err != nil {
+			continue
+		}
+		for _, v := range crd.Versions() {
+			byGVK[crd.Group()+"/"+v.Name()+" "+crd.Kind()] = v
+		}
+	}
+	docs, err := corpus.Walk(filepath.Join(corpusDir(t), "objects"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []corpusBody
+	for _, d := range docs {
+		var obj map[string]any
+		if json.Unmarshal(d.JSON, &obj) != nil {
+			continue
+		}
+		v := byGVK[fmt.Sprintf("%v %v", obj["apiVersion"], obj["kind"])]
+		if v == nil {
+			continue
+		}
+		out = append(out, corpusBody{d.Name, v, d.JSON})
+		sprinkle(obj, 0)
+		raw, err := json.Marshal(obj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, corpusBody{d.Name + "+unknown", v, raw})
+	}
+	return out
+}
+
+// sprinkle adds unknown fields to every map below the root.
+func sprinkle(x any, depth int) {
+	switch x := x.(type) {
+	case map[string]any:
+		for _, e := range x {
+			sprinkle(e, depth+1)
+		}
+		if depth > 0 {
+			x["unknownField"] = "x"
+			x["unknownObject"] = map[string]any{"a": []any{1, map[string]any{"b": "c", "d": 1.5}}}
+		}
+	case []any:
+		for _, e := range x {
+			sprinkle(e, depth+1)
+		}
+	}
+}
+
+// sameResult compares two answers: the object (a generated name aside),
+// warnings, pruned paths and the Status.
+func sameResult(a, b Result) error {
+	ao, bo := a.Object, b.Object
+	if ao != nil && bo != nil {
+		an, _ := ao["metadata"].(map[string]any)
+		bn, _ := bo["metadata"].(map[string]any)
+		if an != nil && bn != nil && an["generateName"] != nil {
+			an, bn = maps(an), maps(bn)
+			delete(an, "name")
+			delete(bn, "name")
+			ao, bo = maps(ao), maps(bo)
+			ao["metadata"], bo["metadata"] = an, bn
+		}
+	}
+	if !reflect.DeepEqual(ao, bo) {
+		return fmt.Errorf("object %s, want %s", toJSON(a.Object), toJSON(b.Object))
+	}
+	if !slices.Equal(a.Warnings, b.Warnings) || !slices.Equal(a.Pruned, b.Pruned) {
+		return fmt.Errorf("warnings %q pruned %q, want %q %q", a.Warnings, a.Pruned, b.Warnings, b.Pruned)
+	}
+	if (a.Err == nil) != (b.Err == nil) {
+		return fmt.Errorf("error %v, want %v", a.Err, b.Err)
+	}
+	if a.Err != nil {
+		as, _ := a.Err.(apierrors.APIStatus)
+		bs, _ := b.Err.(apierrors.APIStatus)
+		if a.Err.Error() != b.Err.Error() || as == nil || bs == nil || !reflect.DeepEqual(as.Status(), bs.Status()) {
+			return fmt.Errorf("error %v, want %v", a.Err, b.Err)
+		}
+	}
+	return nil
+}
+
+func maps(m map[string]any) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+func toJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "<" + err.Error() + ">"
+	}
+	return string(b)
+}
+
+// checkDecodePruned checks the fast decode of raw against the server's
+// decoder followed by prune.Object, and the whole create pipeline through it
+// against the pipeline without it, in every field-validation mode. It
+// reports whether the fast decode was taken.
+func checkDecodePruned(t *testing.T, v *Version, raw []byte) bool {
+	t.Helper()
+	r := &request{v: v, raw: raw, fast: true}
+	fast := r.decodePruned()
+	if fast {
+		obj, _, strictErrs, err := v.decode(raw, true)
+		if err != nil || len(strictErrs) > 0 {
+			t.Fatalf("decodePruned(%s) took the fast path; the server's decoder gives %v %q", raw, err, strictErrs)
+		}
+		pruned := prune.Object(obj, v.schema, prune.Options{Root: true}, nil)
+		if !reflect.DeepEqual(r.obj, obj) || !slices.Equal(r.prePruned, pruned) {
+			t.Fatalf("decodePruned(%s) = %s %q, want %s %q", raw, toJSON(r.obj), r.prePruned, toJSON(obj), pruned)
+		}
+	}
+	for _, m := range []FieldValidation{Ignore, Warn, Strict} {
+		opts := CreateOptions{FieldValidation: m}
+		if err := sameResult(v.createWith(raw, nil, opts, true), v.createWith(raw, nil, opts, false)); err != nil {
+			t.Fatalf("CreateJSON(%s, %s) with the fast decode: %v", raw, m, err)
+		}
+	}
+	return fast
+}
+
+// TestDecodePrunedCorpus runs every corpus object, as is and with unknown
+// fields, through the fast decode: it must be taken, and give what the
+// server's decoder and pruning give.
+func TestDecodePrunedCorpus(t *testing.T) {
+	bodies := corpusBodies(t)
+	if len(bodies) < 60 {
+		t.Fatalf("%d corpus bodies, want at least 60", len(bodies))
+	}
+	for _, b := range bodies {
+		t.Run(b.name, func(t *testing.T) {
+			if !checkDecodePruned(t, b.v, b.raw) {
+				t.Errorf("CreateJSON(%s) did not take the fast decode", b.name)
 			}
 		})
 	}
+}
+
+func TestDecodePrunedFallsBack(t *testing.T) {
+	v := loadExample(t).Version("v1")
+	for _, raw := range []string{
+		`{"apiVersion":"stable.example.com/v1","kind":"CronTab","metadata":{"name":"x"},"spec":{"replicas":1,"replicas":2}}`,
+		`{"apiVersion":"stable.example.com/v1","kind":"CronTab","metadata":{"name":"x"},"Kind":"CronTab"}`,
+		`{"apiVersion":"stable.example.com/v1","kind":"CronTab","metadata":{"name":"x"},"APIVERSION":"a/b/c"}`,
+		`{"apiVersion":"stable.example.com/v1beta1","kind":"CronTab","metadata":{"name":"x"}}`,
+		`{"apiVersion":"stable.example.com/v1","kind":"Other","metadata":{"name":"x"}}`,
+		`{"apiVersion":"v1","kind":"CronTab","metadata":{"name":"x"}}`,
+		`{"kind":"CronTab","metadata":{"name":"x"}}`,
+		`{"apiVersion":"stable.example.com/v1","kind":"CronTab","metadata":{"name":"x"},"spec":{"x":1e400}}`,
+		`{"apiVersion":"stable.example.com/v1","kind":"CronTab","metadata":{"name":"x"},"spec":"\ud800"}`,
+		"{\"apiVersion\":\"stable.example.com/v1\",\"kind\":\"CronTab\",\"metadata\":{\"name\":\"\xff\"}}",
+		`{"apiVersion":"stable.example.com/v1","kind":"CronTab","metadata":{"name":"x"}} x`,
+	} {
+		if checkDecodePruned(t, v, []byte(raw)) {
+			t.Errorf("CreateJSON(%s) took the fast decode", raw)
+		}
+	}
+	if !checkDecodePruned(t, v, []byte(`{"apiVersion":"stable.example.com/v1","kind":"CronTab","metadata":{"name":"x","unknown":1},"spec":{"cronSpec":"* * * * */5","replicas":3,"x":null,"y":{"z":[1]}},"status":{}}`)) {
+		t.Error("CreateJSON of a plain CronTab did not take the fast decode")
+	}
+}
+
+// FuzzDecodePruned compares the fast decode with the server's decoder and
+// pruning, and the create pipeline with it with the one without it, on
+// arbitrary bodies for the example CRD and the corpus CRDs (seeded with the
+// corpus objects).
+func FuzzDecodePruned(f *testing.F) {
+	versions := []*Version{loadExample(f).Version("v1"), loadExample(f).Version("v1beta1")}
+	f.Add(uint8(0), []byte(`{"apiVersion":"stable.example.com/v1","kind":"CronTab","metadata":{"name":"x","labels":{"a":"b"}},"spec":{"cronSpec":"* * * * */5","replicas":3,"x":null}}`))
+	f.Add(uint8(1), []byte(`{"apiVersion":"stable.example.com/v1beta1","kind":"CronTab","metadata":{"generateName":"g-"},"spec":{"a":[1,{"b":null}]}}`))
+	if _, ok := corpus.Root(); ok {
+		index := map[*Version]uint8{}
+		for _, b := range corpusBodies(f) {
+			i, ok := index[b.v]
+			if !ok {
+				i = uint8(len(versions))
+				index[b.v] = i
+				versions = append(versions, b.v)
+			}
+			f.Add(i, b.raw)
+		}
+	}
+	f.Fuzz(func(t *testing.T, which uint8, raw []byte) {
+		checkDecodePruned(t, versions[int(which)%len(versions)], raw)
+	})
 }

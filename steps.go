@@ -1,6 +1,7 @@
 package crdkit
 
 import (
+	"bytes"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -37,6 +38,11 @@ type request struct {
 	meta       *metav1.ObjectMeta // root metadata as the validator reads it
 	metaErrs   field.ErrorList    // why meta could not be read
 	res        Result
+	// fast lets decode use prune.JSON (pruned then says that obj is pruned
+	// already, with the paths in prePruned) and coerce skip null pruning on
+	// a body without null.
+	fast, pruned bool
+	prePruned    []string
 }
 
 func (r *request) failed() bool { return r.res.Err != nil }
@@ -80,6 +86,9 @@ func (r *request) decode() {
 		r.gvk = (&unstructured.Unstructured{Object: r.obj}).GroupVersionKind()
 		return
 	}
+	if r.fast && r.decodePruned() {
+		return
+	}
 	obj, actual, strictErrs, err := r.v.decode(r.raw, r.mode != Ignore)
 	if err != nil {
 		r.fail(r.v.decodeError(actual, r.raw, err))
@@ -88,13 +97,64 @@ func (r *request) decode() {
 	r.obj, r.gvk, r.strictErrs = obj, *actual, strictErrs
 }
 
+// decodePruned is decode and the pruning step of coerce in one pass
+// (prune.JSON), for a body that names exactly this version's group,
+// version and kind (the type meta the server's decoder reads first, and
+// the schema coerce prunes with, are then this version's). It reports
+// false, leaving the request as it was, when prune.JSON gives up or the
+// body names anything else: decode then takes the server's path.
+//
+// Duplicate keys make prune.JSON give up, so the strict decoder would
+// report none; the type meta decodes (encoding/json, which matches the
+// struct's field names case-insensitively) to the body's own apiVersion
+// and kind unless a top-level key other than those two folds to one of
+// them, which decodePruned refuses.
+func (r *request) decodePruned() bool {
+	c := r.v.crd
+	if c.preserveUnknownFields() {
+		return false
+	}
+	obj, pruned, ok := prune.JSON(r.raw, r.v.schema, prune.Options{Root: true}, nil)
+	if !ok {
+		return false
+	}
+	av, _ := obj["apiVersion"].(string)
+	kind, _ := obj["kind"].(string)
+	g, name := c.Group(), r.v.name
+	if kind != c.Kind() || len(av) != len(g)+1+len(name) || av[:len(g)] != g || av[len(g)] != '/' || av[len(g)+1:] != name {
+		return false
+	}
+	for k := range obj {
+		if k != "apiVersion" && k != "kind" && foldsToTypeMeta(k) {
+			return false
+		}
+	}
+	for _, p := range pruned {
+		if foldsToTypeMeta(p) {
+			return false
+		}
+	}
+	r.obj, r.gvk = obj, r.v.defaultGVK()
+	r.pruned, r.prePruned = true, pruned
+	return true
+}
+
+// foldsToTypeMeta reports whether encoding/json could decode key into the
+// apiVersion or kind field of the type meta struct.
+func foldsToTypeMeta(key string) bool {
+	return strings.EqualFold(key, "apiVersion") || strings.EqualFold(key, "kind")
+}
+
 // coerce is the decoder's schema coercion (unstructuredSchemaCoercer.apply)
 // with the schema of the object's own version.
 func (r *request) coerce() {
 	if r.failed() {
 		return
 	}
-	pruned, unknown, err := r.v.crd.coerce(r.obj, coercion{strict: r.mode != Ignore, rootMeta: true})
+	// A decoded value holds a nil only where the body has the literal null:
+	// without one, dropping non-nullable nulls has nothing to do.
+	noNulls := r.fast && r.raw != nil && !bytes.Contains(r.raw, []byte("null"))
+	pruned, unknown, err := r.v.crd.coerce(r.obj, coercion{strict: r.mode != Ignore, rootMeta: true, pruned: r.pruned, prePruned: r.prePruned, noNulls: noNulls})
 	if err != nil {
 		r.fail(r.v.decodeError(&r.gvk, r.raw, err))
 		return
@@ -164,6 +224,13 @@ type coercion struct {
 	rootMeta bool
 	// repairGeneration sets a zero generation to 1 (storage decoding).
 	repairGeneration bool
+	// pruned says that the object was pruned with its own version's schema
+	// while it was decoded, removing prePruned.
+	pruned    bool
+	prePruned []string
+	// noNulls says that obj holds no nil value (its body has no null), so
+	// that null pruning can be left out.
+	noNulls bool
 }
 
 // coerce runs the server's decode-time step (unstructuredSchemaCoercer.apply)
@@ -195,8 +262,14 @@ func (c *CRD) coerce(obj map[string]any, how coercion) (pruned, unknown []string
 			s = target.schema
 		}
 		if !c.preserveUnknownFields() {
-			pruned = prune.Object(obj, s, prune.Options{Root: true}, nil)
-			defaulting.PruneNulls(obj, s)
+			if how.pruned {
+				pruned = how.prePruned
+			} else {
+				pruned = prune.Object(obj, s, prune.Options{Root: true}, nil)
+			}
+			if !how.noNulls {
+				defaulting.PruneNulls(obj, s)
+			}
 		}
 		ferr, paths := objectmeta.Coerce(nil, obj, s, objectmeta.CoerceOptions{
 			ReturnUnknownFieldPaths: how.strict, DropInvalidFields: how.dropInvalidMeta})

@@ -42,6 +42,17 @@
 // preserves unknown fields; and the maps among the elements of an array lose
 // every key when the schema has no items (type object, say).
 //
+// # From bytes
+//
+// [JSON] decodes a request body and prunes it in one pass: it builds the
+// value the server's decoder (sigs.k8s.io/json, integers kept) would build
+// and Object would leave, without building what pruning removes, whose
+// syntax it only checks. It gives up (ok false) wherever the server's
+// decoder fails or repairs its input (syntax errors, invalid UTF-8, lone
+// surrogates, numbers out of range) and on duplicate keys, so that the
+// caller can take the server's decoder and report its exact error; the
+// tests fuzz it against sigs.k8s.io/json followed by Object.
+//
 // # Concurrency
 //
 // A [schema.Schema] is immutable and may be used by any number of goroutines
@@ -55,6 +66,11 @@
 // outside the value model is kept as it is.
 //
 // # Security
+//
+// [JSON] recurses over the input, so it bounds nesting (512 levels; the
+// server allows 10,000) and gives up beyond; it also gives up on an object
+// with more than 1,024 pruned keys, whose duplicates it checks without a
+// map.
 //
 // The recursion follows the schema, whose depth [schema.Compile] bounds, so
 // a deeply nested object cannot overflow the stack: the parts of an object

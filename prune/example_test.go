@@ -64,3 +64,29 @@ func ExampleCopy() {
 	// map[spec:map[a:1]] [spec.b]
 	// map[spec:map[a:1 b:2]]
 }
+
+func ExampleJSON() {
+	s, err := schema.CompileJSON([]byte(`{
+		"type": "object",
+		"properties": {
+			"spec": {"type": "object", "properties": {"replicas": {"type": "integer"}, "ratio": {"type": "number"}}}
+		}
+	}`))
+	if err != nil {
+		panic(err)
+	}
+	body := []byte(`{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w"},
+		"spec":{"replicas":2,"ratio":0.5,"replcias":{"skipped":[1,2,3]}},"extra":true}`)
+	obj, pruned, ok := prune.JSON(body, s, prune.Options{Root: true}, nil)
+	fmt.Println(ok, pruned)
+	spec := obj["spec"].(map[string]any)
+	fmt.Printf("%T %T\n", spec["replicas"], spec["ratio"])
+
+	// A duplicate key: the caller decodes with the server's decoder instead.
+	_, _, ok = prune.JSON([]byte(`{"spec":{"replicas":1,"replicas":2}}`), s, prune.Options{Root: true}, nil)
+	fmt.Println(ok)
+	// Output:
+	// true [extra spec.replcias]
+	// int64 float64
+	// false
+}

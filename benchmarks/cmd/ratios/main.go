@@ -1,24 +1,32 @@
 // Command ratios reads `go test -bench` output in which every case runs as
 // <name>/crdkit and <name>/upstream (any number of passes) and prints, per
 // case, both medians and the speed-up (upstream / crdkit), then the
-// geomean over the cases.
+// geomean over the cases. -impl and -base name other implementations to
+// compare (a ratio above 1 means impl is faster than base):
 //
 //	go run ./cmd/ratios < bench.txt
+//	go run ./cmd/ratios -base json < bench.txt   # crdkit against the json baseline
 package main
 
 import (
 	"bufio"
+	"flag"
 	"fmt"
 	"math"
 	"os"
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 )
 
-var line = regexp.MustCompile(`^Benchmark(\S+)/(crdkit|upstream)-\d+\s+\d+\s+([\d.]+) ns/op`)
+var line = regexp.MustCompile(`^Benchmark(\S+)/([^/\s]+)-\d+\s+\d+\s+(.*)$`)
 
 func main() {
+	impl := flag.String("impl", "crdkit", "the implementation measured")
+	base := flag.String("base", "upstream", "the implementation it is compared with")
+	metric := flag.String("metric", "ns/op", "the metric compared (cpu-ns/op where the benchmarks report it)")
+	flag.Parse()
 	samples := map[string]map[string][]float64{}
 	var order []string
 	sc := bufio.NewScanner(os.Stdin)
@@ -28,7 +36,10 @@ func main() {
 		if m == nil {
 			continue
 		}
-		ns, _ := strconv.ParseFloat(m[3], 64)
+		ns, ok := value(m[3], *metric)
+		if !ok {
+			continue
+		}
 		if samples[m[1]] == nil {
 			samples[m[1]] = map[string][]float64{}
 			order = append(order, m[1])
@@ -37,20 +48,33 @@ func main() {
 	}
 	sum, n := 0.0, 0
 	for _, c := range order {
-		a, b := samples[c]["crdkit"], samples[c]["upstream"]
+		a, b := samples[c][*impl], samples[c][*base]
 		if len(a) == 0 || len(b) == 0 {
 			continue
 		}
 		r := median(b) / median(a)
 		sum += math.Log(r)
 		n++
-		fmt.Printf("%-90s crdkit %10.2f µs  upstream %10.2f µs  %6.1fx\n", c, median(a)/1e3, median(b)/1e3, r)
+		fmt.Printf("%-90s %s %10.2f µs  %s %10.2f µs  %6.2fx\n", c, *impl, median(a)/1e3, *base, median(b)/1e3, r)
 	}
 	if n == 0 {
-		fmt.Fprintln(os.Stderr, "ratios: no crdkit/upstream pairs in the input")
+		fmt.Fprintf(os.Stderr, "ratios: no %s/%s pairs in the input\n", *impl, *base)
 		os.Exit(1)
 	}
-	fmt.Printf("geomean speed-up %.1fx over %d cases\n", math.Exp(sum/float64(n)), n)
+	fmt.Printf("geomean speed-up %.2fx over %d cases\n", math.Exp(sum/float64(n)), n)
+}
+
+// value finds the number before the unit metric in the measurements of a
+// benchmark line ("123 ns/op  45 cpu-ns/op  6 B/op").
+func value(fields, metric string) (float64, bool) {
+	f := strings.Fields(fields)
+	for i := 1; i < len(f); i++ {
+		if f[i] == metric {
+			v, err := strconv.ParseFloat(f[i-1], 64)
+			return v, err == nil
+		}
+	}
+	return 0, false
 }
 
 func median(v []float64) float64 {

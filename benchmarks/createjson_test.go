@@ -1,0 +1,209 @@
+//go:build linux
+
+package benchmarks
+
+import (
+	"encoding/json"
+	"reflect"
+	goruntime "runtime"
+	"slices"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured/unstructuredscheme"
+	"k8s.io/apimachinery/pkg/runtime"
+	runtimeschema "k8s.io/apimachinery/pkg/runtime/schema"
+	serializerjson "k8s.io/apimachinery/pkg/runtime/serializer/json"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	kjson "sigs.k8s.io/json"
+
+	"github.com/crdkit/crdkit"
+	"github.com/crdkit/crdkit/prune"
+)
+
+// Create from bytes: BenchmarkCreateJSON/<crd>/<object>[+unknown]/
+// {crdkit,upstream,json} runs the whole create pipeline from the request
+// body. crdkit is Version.CreateJSON (field validation Ignore); upstream is
+// the server's JSON serializer decoding into an Unstructured (the codec the
+// custom-resource handler wraps, not strict in Ignore) followed by the
+// server's create steps of BenchmarkCreate (upstreamCreate); json is a bare
+// encoding/json Unmarshal of the same bytes into map[string]any, the
+// reference the issue sets for crdkit's whole pipeline. "+unknown" bodies
+// have an unknown string in every map and an unknown object in every third
+// (pruneSprinkle).
+//
+// BenchmarkPruneJSON/<crd>/<object>/{crdkit,upstream,json,valid}: bytes in,
+// pruned value and paths out. crdkit is prune.JSON; upstream is
+// sigs.k8s.io/json's UnmarshalCaseSensitivePreserveInts (the server's
+// decoder) followed by pruning.PruneWithOptions with paths tracked; json is
+// the bare encoding/json Unmarshal and valid is json.Valid, the floor of
+// reading the bytes at all.
+
+// createJSONCase is a createCase with its body.
+type createJSONCase struct {
+	createCase
+	raw []byte
+}
+
+func createJSONCases(tb testing.TB) []createJSONCase {
+	var out []createJSONCase
+	for _, c := range createCases(tb) {
+		raw, err := json.Marshal(c.obj)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		out = append(out, createJSONCase{c, raw})
+		u := c
+		u.name += "+unknown"
+		u.obj = pruneSprinkle(runtime.DeepCopyJSON(c.obj)).(map[string]any)
+		if raw, err = json.Marshal(u.obj); err != nil {
+			tb.Fatal(err)
+		}
+		out = append(out, createJSONCase{u, raw})
+	}
+	return out
+}
+
+// upstreamDecoder is the server's JSON serializer for unstructured objects.
+var upstreamDecoder = serializerjson.NewSerializerWithOptions(serializerjson.DefaultMetaFactory,
+	unstructuredscheme.NewUnstructuredCreator(), unstructuredscheme.NewUnstructuredObjectTyper(),
+	serializerjson.SerializerOptions{})
+
+// upstreamCreateJSON decodes raw as the server's serializer does and runs
+// the server's create steps.
+func upstreamCreateJSON(c createJSONCase) field.ErrorList {
+	def := runtimeschema.GroupVersionKind{}
+	obj, _, err := upstreamDecoder.Decode(c.raw, &def, &unstructured.Unstructured{})
+	if err != nil {
+		panic(err)
+	}
+	return upstreamCreate(c.createCase, obj.(*unstructured.Unstructured).Object)
+}
+
+// cpuLoop runs f b.N times and reports, besides ns/op, cpu-ns/op: the CPU
+// time of the benchmark's OS thread (as pruneRun does), which leaves out
+// the time other jobs hold the CPU of the shared machine, and also the
+// collector's background workers, which favours the sides that allocate
+// more (upstream, json).
+func cpuLoop(b *testing.B, f func()) {
+	goruntime.LockOSThread()
+	defer goruntime.UnlockOSThread()
+	b.ReportAllocs()
+	start := pruneThreadCPU()
+	for b.Loop() {
+		f()
+	}
+	b.ReportMetric(float64((pruneThreadCPU()-start).Nanoseconds())/float64(b.N), "cpu-ns/op")
+}
+
+// bareUnmarshal is the json baseline: encoding/json into map[string]any.
+func bareUnmarshal(b *testing.B, raw []byte) {
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		b.Fatal(err)
+	}
+}
+
+func BenchmarkCreateJSON(b *testing.B) {
+	for _, c := range createJSONCases(b) {
+		b.Run(c.name+"/crdkit", func(b *testing.B) {
+			cpuLoop(b, func() {
+				if res := c.version.CreateJSON(c.raw, crdkit.CreateOptions{FieldValidation: crdkit.Ignore}); res.Object == nil && res.Err == nil {
+					b.Fatal("no answer")
+				}
+			})
+		})
+		b.Run(c.name+"/upstream", func(b *testing.B) {
+			cpuLoop(b, func() { _ = upstreamCreateJSON(c) })
+		})
+		b.Run(c.name+"/json", func(b *testing.B) {
+			cpuLoop(b, func() { bareUnmarshal(b, c.raw) })
+		})
+	}
+}
+
+// TestCreateJSONBenchInputs checks that both pipelines agree on every body,
+// and that crdkit's CreateJSON answers as its Create does on the decoded
+// object.
+func TestCreateJSONBenchInputs(t *testing.T) {
+	for _, c := range createJSONCases(t) {
+		opts := crdkit.CreateOptions{FieldValidation: crdkit.Ignore}
+		res := c.version.CreateJSON(c.raw, opts)
+		errs := upstreamCreateJSON(c)
+		if (res.Err == nil) != (len(errs) == 0) {
+			t.Errorf("%s: crdkit %v, upstream %v", c.name, res.Err, errs)
+		}
+		var obj map[string]any
+		if err := kjson.UnmarshalCaseSensitivePreserveInts(c.raw, &obj); err != nil {
+			t.Fatal(err)
+		}
+		dec := c.version.Create(obj, opts)
+		if (res.Err == nil) != (dec.Err == nil) || !reflect.DeepEqual(res.Pruned, dec.Pruned) {
+			t.Errorf("%s: CreateJSON %v %q, Create %v %q", c.name, res.Err, res.Pruned, dec.Err, dec.Pruned)
+		}
+	}
+}
+
+// pruneJSONCase is a pruneCase with its body.
+type pruneJSONCase struct {
+	pruneCase
+	raw []byte
+}
+
+func pruneJSONCases(tb testing.TB) []pruneJSONCase {
+	var out []pruneJSONCase
+	for _, c := range pruneCases(tb) {
+		raw, err := json.Marshal(c.obj)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		out = append(out, pruneJSONCase{c, raw})
+	}
+	return out
+}
+
+func pruneJSONUpstream(c pruneJSONCase) (any, []string) {
+	var m map[string]any
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(c.raw, &m); err != nil {
+		panic(err)
+	}
+	return m, pruneUpstream(m, c.up)
+}
+
+func BenchmarkPruneJSON(b *testing.B) {
+	for _, c := range pruneJSONCases(b) {
+		name := c.crd + "/" + c.object + "/"
+		b.Run(name+"crdkit", func(b *testing.B) {
+			cpuLoop(b, func() {
+				if _, _, ok := prune.JSON(c.raw, c.ours, prune.Options{Root: true}, nil); !ok {
+					b.Fatal("prune.JSON gave up")
+				}
+			})
+		})
+		b.Run(name+"upstream", func(b *testing.B) {
+			cpuLoop(b, func() { pruneJSONUpstream(c) })
+		})
+		b.Run(name+"json", func(b *testing.B) {
+			cpuLoop(b, func() { bareUnmarshal(b, c.raw) })
+		})
+		b.Run(name+"valid", func(b *testing.B) {
+			cpuLoop(b, func() {
+				if !json.Valid(c.raw) {
+					b.Fatal("invalid")
+				}
+			})
+		})
+	}
+}
+
+// TestPruneJSONBenchInputs checks that prune.JSON gives upstream's value and
+// paths on every benchmark body.
+func TestPruneJSONBenchInputs(t *testing.T) {
+	for _, c := range pruneJSONCases(t) {
+		obj, paths, ok := prune.JSON(c.raw, c.ours, prune.Options{Root: true}, nil)
+		up, upPaths := pruneJSONUpstream(c)
+		if !ok || !reflect.DeepEqual(obj, up) || !slices.Equal(paths, upPaths) {
+			t.Errorf("%s/%s: prune.JSON = %v %q, upstream %q", c.crd, c.object, ok, paths, upPaths)
+		}
+	}
+}

@@ -1,0 +1,686 @@
+package prune
+
+import (
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/crdkit/crdkit/schema"
+)
+
+// JSON decodes the JSON object data and prunes it against s, in one pass:
+// the result is what Object leaves of the value the API server's decoder
+// (sigs.k8s.io/json with integers kept) builds from data, and the paths are
+// those Object appends to dst. What pruning removes is never built: its
+// syntax is checked and it is skipped.
+//
+// The value model is the server decoder's: map[string]any, []any, string,
+// bool, nil, int64 for a number written without a fraction that fits in
+// 64 bits, float64 for any other number.
+//
+// ok is false when JSON gives up, and obj and paths are then nil (dst is
+// not returned). It gives up on everything where the server's decoder
+// would fail or would have to repair the input, and on some inputs where
+// it would not: data that is not one JSON object, any syntax error, a key
+// repeated in any object (pruned or not), invalid UTF-8 or an escaped lone
+// surrogate in a string, a number out of the range of float64, nesting
+// deeper than 512 objects and arrays, and an object with more than 1,024
+// keys that pruning removes. The caller then decodes data another way and
+// reports the server's error.
+//
+// The strings of obj share one copy of data; the copy stays in memory as
+// long as any of them does.
+func JSON(data []byte, s *schema.Schema, opts Options, dst []string) (obj map[string]any, paths []string, ok bool) {
+	d := decoder{s: string(data), w: walker{paths: dst, track: !opts.NoPaths}}
+	d.path = make([]seg, 0, 16)
+	var empty schema.Schema
+	s, emb := top(s, opts, &empty)
+	if d.peek() != '{' {
+		return nil, nil, false
+	}
+	v := d.value(s, emb)
+	d.ws()
+	if d.bad || d.i != len(d.s) {
+		return nil, nil, false
+	}
+	obj, _ = v.(map[string]any)
+	return obj, d.w.sorted(len(dst)), true
+}
+
+// maxJSONDepth bounds the nesting JSON decodes itself; the server's decoder
+// allows 10,000 levels.
+const maxJSONDepth = 512
+
+// maxSkippedKeys bounds the keys of one object that JSON checks for
+// duplicates without building the object (a quadratic check).
+const maxSkippedKeys = 1024
+
+// decoder is the state of one JSON call. It reads s, a copy of the input,
+// so that strings without escapes are slices of it.
+type decoder struct {
+	s     string
+	i     int  // the next byte to read
+	bad   bool // gave up: the results are discarded
+	depth int
+	w     walker
+	path  []seg
+	// keys holds the keys of the objects being skipped or emptied, to
+	// find duplicates among keys that are not put in a map.
+	keys []string
+	buf  []byte // scratch for unescaping
+}
+
+// fail gives up: every loop stops at the end of the input.
+func (d *decoder) fail() {
+	d.bad = true
+	d.i = len(d.s)
+}
+
+func (d *decoder) ws() {
+	for d.i < len(d.s) {
+		switch d.s[d.i] {
+		case ' ', '\t', '\n', '\r':
+			d.i++
+		default:
+			return
+		}
+	}
+}
+
+// peek returns the next byte after white space, 0 at the end.
+func (d *decoder) peek() byte {
+	d.ws()
+	if d.i < len(d.s) {
+		return d.s[d.i]
+	}
+	return 0
+}
+
+// enter consumes the opening bracket of an object or array; it fails
+// beyond the depth JSON decodes.
+func (d *decoder) enter() bool {
+	d.i++
+	d.depth++
+	if d.depth > maxJSONDepth {
+		d.fail()
+		return false
+	}
+	return true
+}
+
+// more is called after a member or element: it consumes the comma and
+// reports true, or consumes the closing bracket and reports false.
+func (d *decoder) more(closing byte) bool {
+	switch d.peek() {
+	case ',':
+		d.i++
+		return true
+	case closing:
+		d.i++
+		d.depth--
+		return false
+	}
+	d.fail()
+	return false
+}
+
+// first is called after an opening bracket: it reports whether the object
+// or array has a member, consuming the closing bracket when it has none.
+func (d *decoder) first(closing byte) bool {
+	if d.peek() == closing {
+		d.i++
+		d.depth--
+		return false
+	}
+	return !d.bad
+}
+
+// key reads a member's key and its colon.
+func (d *decoder) key() string {
+	if d.peek() != '"' {
+		d.fail()
+		return ""
+	}
+	k := d.str()
+	if d.peek() != ':' {
+		d.fail()
+		return ""
+	}
+	d.i++
+	return k
+}
+
+// distinct records k among the keys of the object whose keys start at
+// mark in d.keys, failing when it is there already.
+func (d *decoder) distinct(mark int, k string) {
+	if d.keys == nil {
+		d.keys = make([]string, 0, 16)
+	}
+	keys := d.keys[mark:]
+	if len(keys) >= maxSkippedKeys {
+		d.fail()
+		return
+	}
+	for _, o := range keys {
+		if o == k {
+			d.fail()
+			return
+		}
+	}
+	d.keys = append(d.keys, k)
+}
+
+// put sets m[k] = v, failing when k was set already.
+func (d *decoder) put(m map[string]any, k string, v any) {
+	n := len(m)
+	m[k] = v
+	if len(m) == n {
+		d.fail()
+	}
+}
+
+// value decodes the next value and prunes it against s as prune does.
+func (d *decoder) value(s *schema.Schema, emb bool) any {
+	if s == nil {
+		return d.all()
+	}
+	if s.PreserveUnknownFields() {
+		return d.preserve(s, emb)
+	}
+	switch d.peek() {
+	case '{':
+		return d.object(s, emb)
+	case '[':
+		if !d.enter() {
+			return nil
+		}
+		items := s.Items()
+		iemb := items != nil && items.EmbeddedResource()
+		out := []any{}
+		if !d.first(']') {
+			return out
+		}
+		for n := 0; ; n++ {
+			d.path = append(d.path, indexSeg(n))
+			out = append(out, d.value(items, iemb))
+			d.path = d.path[:len(d.path)-1]
+			if !d.more(']') {
+				break
+			}
+		}
+		return out
+	}
+	return d.scalar()
+}
+
+// object is value for an object under s, a schema without
+// x-kubernetes-preserve-unknown-fields: pruneMap.
+func (d *decoder) object(s *schema.Schema, emb bool) any {
+	if !d.enter() {
+		return nil
+	}
+	m := map[string]any{}
+	if !d.first('}') {
+		return m
+	}
+	addl, _, addlSet := s.AdditionalProperties()
+	mark := len(d.keys)
+	for {
+		k := d.key()
+		if d.bad {
+			return nil
+		}
+		switch c := s.Property(k); {
+		case emb && isMeta(k):
+			d.put(m, k, d.any())
+		case c != nil:
+			d.put(m, k, d.child(c, k))
+		case addlSet:
+			d.put(m, k, d.child(addl, k))
+		default:
+			d.distinct(mark, k)
+			if d.w.track {
+				d.w.record(d.path, k)
+			}
+			d.skip()
+		}
+		if !d.more('}') {
+			break
+		}
+	}
+	d.keys = d.keys[:mark]
+	return m
+}
+
+// child decodes the value of key k against c.
+func (d *decoder) child(c *schema.Schema, k string) any {
+	d.path = append(d.path, keySeg(k))
+	v := d.value(c, c != nil && c.EmbeddedResource())
+	d.path = d.path[:len(d.path)-1]
+	return v
+}
+
+// preserve decodes the next value under s, a schema with
+// x-kubernetes-preserve-unknown-fields, as prune's preserve prunes it.
+func (d *decoder) preserve(s *schema.Schema, emb bool) any {
+	switch d.peek() {
+	case '{':
+		addl, _, addlSet := s.AdditionalProperties()
+		if !addlSet && s.NumProperties() == 0 {
+			return d.any()
+		}
+		if !d.enter() {
+			return nil
+		}
+		m := map[string]any{}
+		if !d.first('}') {
+			return m
+		}
+		for {
+			k := d.key()
+			if d.bad {
+				return nil
+			}
+			switch c := s.Property(k); {
+			case emb && isMeta(k):
+				d.put(m, k, d.any())
+			case c != nil:
+				d.put(m, k, d.child(c, k))
+			case addlSet:
+				d.put(m, k, d.child(addl, k))
+			default:
+				d.put(m, k, d.any())
+			}
+			if !d.more('}') {
+				break
+			}
+		}
+		return m
+	case '[':
+		items := s.Items()
+		if items == nil {
+			return d.any()
+		}
+		if !d.enter() {
+			return nil
+		}
+		iemb := items.EmbeddedResource()
+		out := []any{}
+		if !d.first(']') {
+			return out
+		}
+		for n := 0; ; n++ {
+			d.path = append(d.path, indexSeg(n))
+			switch d.peek() {
+			case '{', '[':
+				out = append(out, d.preserve(items, iemb))
+			default:
+				out = append(out, d.scalar())
+			}
+			d.path = d.path[:len(d.path)-1]
+			if !d.more(']') {
+				break
+			}
+		}
+		return out
+	}
+	return d.scalar()
+}
+
+// all decodes the next value under no schema (pruneAll): objects lose
+// every key, arrays keep their elements, pruned the same way.
+func (d *decoder) all() any {
+	switch d.peek() {
+	case '{':
+		if !d.enter() {
+			return nil
+		}
+		if d.first('}') {
+			mark := len(d.keys)
+			for {
+				k := d.key()
+				if d.bad {
+					return nil
+				}
+				d.distinct(mark, k)
+				if d.w.track {
+					d.w.paths = append(d.w.paths, render(d.path, k))
+				}
+				d.skip()
+				if !d.more('}') {
+					break
+				}
+			}
+			d.keys = d.keys[:mark]
+		}
+		return map[string]any{}
+	case '[':
+		if !d.enter() {
+			return nil
+		}
+		out := []any{}
+		if !d.first(']') {
+			return out
+		}
+		for n := 0; ; n++ {
+			d.path = append(d.path, indexSeg(n))
+			out = append(out, d.all())
+			d.path = d.path[:len(d.path)-1]
+			if !d.more(']') {
+				break
+			}
+		}
+		return out
+	}
+	return d.scalar()
+}
+
+// any decodes the next value whole, as the server's decoder does.
+func (d *decoder) any() any {
+	switch d.peek() {
+	case '{':
+		if !d.enter() {
+			return nil
+		}
+		m := map[string]any{}
+		if !d.first('}') {
+			return m
+		}
+		for {
+			k := d.key()
+			if d.bad {
+				return nil
+			}
+			d.put(m, k, d.any())
+			if !d.more('}') {
+				break
+			}
+		}
+		return m
+	case '[':
+		if !d.enter() {
+			return nil
+		}
+		out := []any{}
+		if !d.first(']') {
+			return out
+		}
+		for {
+			out = append(out, d.any())
+			if !d.more(']') {
+				break
+			}
+		}
+		return out
+	}
+	return d.scalar()
+}
+
+// skip checks the syntax of the next value and skips it, failing where
+// decoding it would fail or lose a duplicate key.
+func (d *decoder) skip() {
+	switch d.peek() {
+	case '{':
+		if !d.enter() || !d.first('}') {
+			return
+		}
+		mark := len(d.keys)
+		for {
+			k := d.key()
+			if d.bad {
+				return
+			}
+			d.distinct(mark, k)
+			d.skip()
+			if !d.more('}') {
+				break
+			}
+		}
+		d.keys = d.keys[:mark]
+	case '[':
+		if !d.enter() || !d.first(']') {
+			return
+		}
+		for {
+			d.skip()
+			if !d.more(']') {
+				break
+			}
+		}
+	case '"':
+		d.str()
+	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		d.number(false)
+	default:
+		d.literal()
+	}
+}
+
+// scalar decodes a string, number, true, false or null.
+func (d *decoder) scalar() any {
+	switch d.peek() {
+	case '"':
+		return d.str()
+	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		return d.number(true)
+	}
+	return d.literal()
+}
+
+func (d *decoder) literal() any {
+	rest := d.s[d.i:]
+	switch {
+	case len(rest) >= 4 && rest[:4] == "null":
+		d.i += 4
+		return nil
+	case len(rest) >= 4 && rest[:4] == "true":
+		d.i += 4
+		return true
+	case len(rest) >= 5 && rest[:5] == "false":
+		d.i += 5
+		return false
+	}
+	d.fail()
+	return nil
+}
+
+// number reads a number: an int64 when it has no fraction and fits (the
+// server's decoder tries strconv.ParseInt on any number without a '.'),
+// else a float64. When value is false only its syntax and range are
+// checked.
+func (d *decoder) number(value bool) any {
+	s, j := d.s, d.i
+	neg := s[j] == '-'
+	if neg {
+		j++
+	}
+	start := j
+	var n uint64
+	switch {
+	case j < len(s) && s[j] == '0':
+		j++
+	case j < len(s) && s[j] >= '1' && s[j] <= '9':
+		for ; j < len(s) && s[j] >= '0' && s[j] <= '9'; j++ {
+			n = n*10 + uint64(s[j]-'0')
+		}
+	default:
+		d.fail()
+		return nil
+	}
+	digits := j - start
+	frac, exp := false, false
+	if j < len(s) && s[j] == '.' {
+		frac = true
+		j++
+		k := j
+		for ; j < len(s) && s[j] >= '0' && s[j] <= '9'; j++ {
+		}
+		if j == k {
+			d.fail()
+			return nil
+		}
+	}
+	if j < len(s) && (s[j] == 'e' || s[j] == 'E') {
+		exp = true
+		j++
+		if j < len(s) && (s[j] == '+' || s[j] == '-') {
+			j++
+		}
+		k := j
+		for ; j < len(s) && s[j] >= '0' && s[j] <= '9'; j++ {
+		}
+		if j == k {
+			d.fail()
+			return nil
+		}
+	}
+	lit := s[d.i:j]
+	d.i = j
+	if !frac && !exp && digits <= 18 {
+		if !value {
+			return nil
+		}
+		if neg {
+			return -int64(n)
+		}
+		return int64(n)
+	}
+	if !frac {
+		if i, err := strconv.ParseInt(lit, 10, 64); err == nil {
+			return i
+		}
+	}
+	f, err := strconv.ParseFloat(lit, 64)
+	if err != nil {
+		d.fail()
+		return nil
+	}
+	return f
+}
+
+// str reads a string at the opening quote. Without escapes it is a slice
+// of the input; with them it is unescaped into a new string.
+func (d *decoder) str() string {
+	s := d.s
+	start := d.i + 1
+	j := start
+	for j < len(s) {
+		c := s[j]
+		switch {
+		case c == '"':
+			d.i = j + 1
+			return s[start:j]
+		case c == '\\':
+			return d.unescape(start, j)
+		case c < 0x20:
+			d.fail()
+			return ""
+		case c < utf8.RuneSelf:
+			j++
+		default:
+			r, size := utf8.DecodeRuneInString(s[j:])
+			if r == utf8.RuneError && size == 1 {
+				d.fail()
+				return ""
+			}
+			j += size
+		}
+	}
+	d.fail()
+	return ""
+}
+
+// unescape finishes a string that starts at start and has an escape at j.
+func (d *decoder) unescape(start, j int) string {
+	s := d.s
+	b := append(d.buf[:0], s[start:j]...)
+	for j < len(s) {
+		c := s[j]
+		switch {
+		case c == '"':
+			d.i = j + 1
+			d.buf = b
+			return string(b)
+		case c == '\\':
+			if j+1 >= len(s) {
+				d.fail()
+				return ""
+			}
+			j += 2
+			switch s[j-1] {
+			case '"', '\\', '/':
+				b = append(b, s[j-1])
+			case 'b':
+				b = append(b, '\b')
+			case 'f':
+				b = append(b, '\f')
+			case 'n':
+				b = append(b, '\n')
+			case 'r':
+				b = append(b, '\r')
+			case 't':
+				b = append(b, '\t')
+			case 'u':
+				r := hex4(s, j)
+				j += 4
+				if r >= 0xd800 && r < 0xdc00 {
+					// A high surrogate must come with a low one.
+					var lo rune = -1
+					if j+1 < len(s) && s[j] == '\\' && s[j+1] == 'u' {
+						lo = hex4(s, j+2)
+					}
+					if lo < 0xdc00 || lo >= 0xe000 {
+						d.fail()
+						return ""
+					}
+					j += 6
+					r = (r-0xd800)<<10 | (lo - 0xdc00) + 0x10000
+				} else if r < 0 || (r >= 0xdc00 && r < 0xe000) {
+					d.fail()
+					return ""
+				}
+				b = utf8.AppendRune(b, r)
+			default:
+				d.fail()
+				return ""
+			}
+		case c < 0x20:
+			d.fail()
+			return ""
+		case c < utf8.RuneSelf:
+			b = append(b, c)
+			j++
+		default:
+			r, size := utf8.DecodeRuneInString(s[j:])
+			if r == utf8.RuneError && size == 1 {
+				d.fail()
+				return ""
+			}
+			b = append(b, s[j:j+size]...)
+			j += size
+		}
+	}
+	d.fail()
+	return ""
+}
+
+// hex4 is the value of the four hex digits at s[j:], or -1.
+func hex4(s string, j int) rune {
+	if j+4 > len(s) {
+		return -1
+	}
+	var r rune
+	for _, c := range []byte(s[j : j+4]) {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c = c - 'a' + 10
+		case c >= 'A' && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return -1
+		}
+		r = r<<4 | rune(c)
+	}
+	return r
+}

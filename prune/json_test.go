@@ -1,0 +1,191 @@
+package prune
+
+import (
+	"bytes"
+	"reflect"
+	"strings"
+	"testing"
+
+	kjson "sigs.k8s.io/json"
+
+	"github.com/crdkit/crdkit/schema"
+)
+
+// serverDecode decodes data as the server's decoder does (sigs.k8s.io/json,
+// case-sensitive, integers kept), reporting whether it decoded without
+// error and without duplicate keys.
+func serverDecode(data []byte) (map[string]any, bool) {
+	var m map[string]any
+	strict, err := kjson.UnmarshalStrict(data, &m, kjson.DisallowDuplicateFields)
+	if err != nil || len(strict) > 0 || m == nil {
+		return nil, false
+	}
+	return m, true
+}
+
+// checkJSON checks JSON on data against the server's decoder followed by
+// Object: the same value and paths, or a give-up. It reports whether JSON
+// decoded data.
+func checkJSON(t *testing.T, data []byte, s *schema.Schema, opts Options) bool {
+	t.Helper()
+	obj, paths, ok := JSON(data, s, opts, nil)
+	ref, refOK := serverDecode(data)
+	if !ok {
+		if obj != nil || paths != nil {
+			t.Fatalf("JSON(%s) gave up with results %s %q", data, toJSON(obj), paths)
+		}
+		return false
+	}
+	if !refOK {
+		t.Fatalf("JSON(%s) = %s, the server's decoder refuses it", data, toJSON(obj))
+	}
+	refPaths := Object(ref, s, opts, nil)
+	if !reflect.DeepEqual(obj, ref) || !samePaths(paths, refPaths) {
+		t.Fatalf("JSON(%s) = %s %q, want %s %q", data, toJSON(obj), paths, toJSON(ref), refPaths)
+	}
+	if opts.NoPaths && len(paths) > 0 {
+		t.Fatalf("JSON(%s) with NoPaths recorded %q", data, paths)
+	}
+	return true
+}
+
+func TestJSONTable(t *testing.T) {
+	for _, tc := range loadCases(t) {
+		t.Run(tc.Name, func(t *testing.T) {
+			s := mustCompile(t, tc.Schema)
+			if !bytes.HasPrefix(bytes.TrimSpace(tc.Object), []byte("{")) {
+				if _, _, ok := JSON(tc.Object, s, Options{Root: tc.Root}, nil); ok {
+					t.Fatalf("JSON(%s) decoded a value that is not an object", tc.Object)
+				}
+				return
+			}
+			if !checkJSON(t, tc.Object, s, Options{Root: tc.Root}) {
+				t.Fatalf("JSON(%s) gave up", tc.Object)
+			}
+		})
+	}
+}
+
+func TestJSONGivesUp(t *testing.T) {
+	s := mustCompile(t, []byte(`{"type":"object","properties":{"spec":{"type":"object","properties":{"a":{}}}}}`))
+	for _, in := range []string{
+		``, ` `, `[]`, `"x"`, `1`, `null`,
+		`{`, `{"a"}`, `{"a":}`, `{"a":1,}`, `{,}`, `{"a":1}x`, `{"a":1}{}`, `{"a" 1}`,
+		`{"a":[1,]}`, `{"a":[1 2]}`, `{"a":tru}`, `{"a":nul}`, `{"a":01}`, `{"a":-}`, `{"a":1.}`, `{"a":1e}`, `{"a":.5}`, `{"a":+1}`,
+		`{"a":1e400}`, `{"a":-1e400}`, `{"spec":{"b":1e999}}`,
+		`{"a":1,"a":2}`, `{"spec":{"a":1,"a":1}}`, `{"spec":{"x":1,"x":1}}`, `{"spec":{"x":{"y":1,"y":2}}}`, `{"metadata":{"name":"a","name":"b"}}`,
+		`{"spec":{"x":"\ud800"}}`, `{"a":"\udc00"}`, `{"a":"\ud800\u0041"}`, `{"a":"\x"}`, `{"a":"\u12"}`, `{"a":"\u12g4"}`,
+		"{\"a\":\"\xff\"}", "{\"spec\":{\"x\":\"\xed\xa0\x80\"}}", "{\"a\xff\":1}", "{\"a\":\"\x01\"}", "{\"a\":\"\t\"}",
+		"\xef\xbb\xbf{}",
+		strings.Repeat(`{"a":`, 600) + "1" + strings.Repeat("}", 600),
+		`{"spec":{"x":` + strings.Repeat("[", 600) + strings.Repeat("]", 600) + `}}`,
+	} {
+		if obj, paths, ok := JSON([]byte(in), s, Options{Root: true}, nil); ok {
+			t.Errorf("JSON(%q) = %s %q, want a give-up", in, toJSON(obj), paths)
+		}
+	}
+}
+
+func TestJSONValues(t *testing.T) {
+	s := mustCompile(t, []byte(`{"type":"object","properties":{
+		"spec":{"type":"object","properties":{"a":{},"list":{"type":"array","items":{"type":"object","properties":{"n":{}}}}}},
+		"free":{"type":"object","x-kubernetes-preserve-unknown-fields":true},
+		"emb":{"type":"object","x-kubernetes-embedded-resource":true,"properties":{"spec":{"type":"object"}}}}}`))
+	for _, in := range []string{
+		`{}`, ` { } `, "\t{\n}\r\n",
+		`{"apiVersion":"a/v1","kind":"K","metadata":{"name":"x","labels":{"a":"b"},"unknown":[1,{"b":null}]}}`,
+		`{"spec":{"a":[0,-0,1,-1,9223372036854775807,-9223372036854775808,9223372036854775808,-9223372036854775809,123456789012345678,1234567890123456789]}}`,
+		`{"spec":{"a":[1.0,1e2,1E2,-1e-2,0.5,1e308,5e-324,1e-400,12345678901234567890123]}}`,
+		`{"spec":{"a":["","\"\\\/\b\f\n\r\t","\u0041\u00e9\u20ac\ud83d\ude00\u0000","é€😀","<\u003c>"]}}`,
+		`{"spec":{"a":true,"b":false,"c":null,"list":[{"n":1,"m":2},[],{},null,"x",[{"z":1}]]}}`,
+		`{"spec":{"b":{"c":[{"d":1e10,"e":"\ud83d\ude00"}],"k\u0061":1}},"status":{"x":[[[]]]},"extra":1}`,
+		`{"apiVersion":{},"kind":[],"metadata":"x"}`,
+		`{"free":{"anything":{"goes":[1,{"x":2}]}},"emb":{"apiVersion":"v1","kind":"K","metadata":{"q":1},"spec":{"z":1},"other":2}}`,
+		`{"spec":[{"a":1}],"free":[1,{"a":2}],"emb":"x"}`,
+		`{"k\u00e9y":1,"key\n":2,"":3}`,
+	} {
+		for _, opts := range []Options{{Root: true}, {}, {Root: true, NoPaths: true}} {
+			if !checkJSON(t, []byte(in), s, opts) {
+				t.Errorf("JSON(%s) gave up", in)
+			}
+			if !checkJSON(t, []byte(in), nil, opts) {
+				t.Errorf("JSON(%s) without a schema gave up", in)
+			}
+		}
+	}
+}
+
+func TestJSONKeepsDst(t *testing.T) {
+	s := mustCompile(t, []byte(`{"type":"object","properties":{"a":{}}}`))
+	dst := []string{"z", "earlier"}
+	_, paths, ok := JSON([]byte(`{"c":1,"b":2,"a":3}`), s, Options{}, dst)
+	if !ok || !reflect.DeepEqual(paths, []string{"z", "earlier", "b", "c"}) {
+		t.Fatalf("JSON = %q, %v; want the earlier paths kept and b, c appended", paths, ok)
+	}
+}
+
+// TestJSONAllocs checks that a clean object costs the values it builds and
+// the copy of the input, and nothing for its keys and strings.
+func TestJSONAllocs(t *testing.T) {
+	s := mustCompile(t, []byte(`{"type":"object","properties":{"spec":{"type":"object","properties":{"a":{},"b":{},"c":{}}}}}`))
+	data := []byte(`{"apiVersion":"a/v1","kind":"K","spec":{"a":"x","b":"y","c":"z"},"status":{"big":{"x":[1,2,3,{"y":"z"}],"w":"v"}}}`)
+	allocs := testing.AllocsPerRun(100, func() {
+		if _, _, ok := JSON(data, s, Options{Root: true, NoPaths: true}, nil); !ok {
+			t.Fatal("gave up")
+		}
+	})
+	// The copy of data, the path, the keys of the pruned objects, two for
+	// each of the root map and the spec map, one for each of the five
+	// strings put in an interface.
+	if allocs > 12 {
+		t.Errorf("JSON allocates %v times, want at most 12", allocs)
+	}
+}
+
+// FuzzJSON checks JSON against the server's decoder followed by Object on
+// arbitrary bytes and the schemas of the table tests: the same value and
+// pruned paths, or a give-up; and that it gives up on nothing the server
+// decodes cleanly that is plain ASCII
+// without escapes and shallow.
+func FuzzJSON(f *testing.F) {
+	cases := loadCases(f)
+	schemas := []*schema.Schema{nil}
+	for _, tc := range cases {
+		if s := mustCompile(f, tc.Schema); s != nil {
+			schemas = append(schemas, s)
+		}
+	}
+	gs, gobj := generated(f)
+	schemas = append(schemas, gs)
+	for i, tc := range cases {
+		f.Add(uint8(i+1), tc.Root, []byte(tc.Object))
+	}
+	f.Add(uint8(len(schemas)-1), true, []byte(toJSON(gobj)))
+	f.Add(uint8(0), true, []byte(`{"a":1,"a":2}`))
+	f.Add(uint8(1), false, []byte(`{"a":"\ud83d\ude00","b":1e400}`))
+	f.Fuzz(func(t *testing.T, which uint8, root bool, data []byte) {
+		s := schemas[int(which)%len(schemas)]
+		for _, opts := range []Options{{Root: root}, {Root: root, NoPaths: true}} {
+			if !checkJSON(t, data, s, opts) && plain(data) {
+				if _, ok := serverDecode(data); ok {
+					t.Fatalf("JSON(%s) gave up on a plain object the server decodes", data)
+				}
+			}
+		}
+	})
+}
+
+// plain reports whether data is ASCII without backslashes and shallow,
+// where JSON must not give up.
+func plain(data []byte) bool {
+	depth := 0
+	for _, c := range data {
+		switch {
+		case c >= 0x80 || c == '\\':
+			return false
+		case c == '{' || c == '[':
+			depth++
+		}
+	}
+	return depth < 100
+}
