@@ -108,7 +108,7 @@ func (v *Version) updateDecoded(obj, live map[string]any, opts UpdateOptions, st
 // strategy when status is set) for one request, in their order; a step does
 // nothing once an earlier one failed.
 func (v *Version) update(raw []byte, obj, live map[string]any, opts UpdateOptions, status bool) Result {
-	r := &request{v: v, mode: opts.mode(), raw: raw, obj: obj}
+	r := &request{v: v, mode: opts.mode(), raw: raw, obj: obj, fast: true}
 	u := &updateRequest{request: r, status: status}
 	r.warnDeprecated()           // every request to a deprecated version
 	u.readLive(live)             // §2.4: the live object as the registry reads it, at this version
