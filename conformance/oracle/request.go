@@ -165,12 +165,28 @@ func (s *Server) Do(ctx context.Context, req Request) (Result, error) {
 // resolveRetries bounds retries of "error resolving resource".
 const resolveRetries = 3
 
+// throttleRetries bounds retries of a 429 Too Many Requests, one second apart.
+const throttleRetries = 30
+
 // sendRetry is send, retried when the server answers 500 "error resolving
 // resource": it failed to build a CRD's handlers, a transient failure seen
 // under heavy CPU contention that happens before the request is handled.
 func (s *Server) sendRetry(ctx context.Context, method, p string, q url.Values, accept string, body []byte) (Result, error) {
-	for i := 0; ; i++ {
+	for i, throttled := 0, 0; ; i++ {
 		r, err := s.send(ctx, method, p, q, accept, body)
+		if err == nil && r.Code == http.StatusTooManyRequests && throttled < throttleRetries {
+			// The server asks to come back later (a LIST while a resource's
+			// watch cache is being initialised, or flow control), as
+			// client-go would: wait a second and try again.
+			throttled++
+			i--
+			select {
+			case <-ctx.Done():
+				return r, ctx.Err()
+			case <-time.After(time.Second):
+			}
+			continue
+		}
 		if err != nil || i == resolveRetries || r.Code != http.StatusInternalServerError ||
 			r.Status == nil || !strings.Contains(r.Status.Message, "error resolving resource") {
 			return r, err
