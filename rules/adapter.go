@@ -1,6 +1,7 @@
 package rules
 
 import (
+	apiservercel "k8s.io/apiserver/pkg/cel"
 	"k8s.io/apiserver/pkg/cel/common"
 
 	"github.com/crdkit/crdkit/schema"
@@ -24,6 +25,9 @@ type node struct {
 	not                 *node
 
 	maxLength *int64 // of the synthetic string nodes
+
+	names          *names   // of props, for values (values.go)
+	escapedMapKeys []string // the server's escaped x-kubernetes-list-map-keys, for values
 }
 
 var _ common.Schema = (*node)(nil)
@@ -73,6 +77,17 @@ func newNode(s *schema.Schema) *node {
 		}
 	}
 	n.not = newNode(s.Not())
+	n.names = newNames(n.props)
+	if keys := s.ListMapKeys(); len(keys) > 0 {
+		n.escapedMapKeys = make([]string, len(keys))
+		for i, k := range keys {
+			if e, ok := apiservercel.Escape(k); ok {
+				n.escapedMapKeys[i] = e
+			} else {
+				n.escapedMapKeys[i] = k
+			}
+		}
+	}
 	if s.EmbeddedResource() {
 		n.widened = n.widen()
 	}
@@ -120,7 +135,9 @@ func (n *node) widen() *node {
 		"name":         capped("name", nameMaxLength),
 		"generateName": capped("generateName", nameMaxLength-1),
 	}}
+	meta.names = newNames(meta.props)
 	w.props["metadata"] = meta
+	w.names = newNames(w.props)
 	// The server's widened copy keeps additionalProperties, the generic and
 	// extension parts and the value validations, but not items.
 	w.items = nil

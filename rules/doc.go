@@ -35,9 +35,13 @@
 // rules already part of a CRD; Check uses the new-expressions environment, as
 // the server does for a CRD being created. The type of self comes from the
 // schema through the server's own mapping (k8s.io/apiserver/pkg/cel/common),
-// to which this package presents crdkit's compiled schema directly; values
-// are handed to CEL lazily by the server's own converter, so an object is
-// never converted as a whole.
+// to which this package presents crdkit's compiled schema directly. Values
+// are handed to CEL lazily, so an object is never converted as a whole, by
+// a converter that behaves as the server's UnstructuredToVal method for
+// method (same value types, equality, iteration and errors; scalars and the
+// list concatenations are the server's own code) but uses field names
+// escaped and unescaped once per schema node, where the server runs a
+// regular expression on every field access.
 //
 // # Evaluation
 //

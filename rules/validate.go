@@ -255,13 +255,13 @@ func (n *vnode) validate(ctx context.Context, p *field.Path, obj, old any, r rat
 // optionalOldSelf rules. As the server does, oldSelf is bound only when a
 // rule of the node uses it.
 func (n *vnode) activations(obj, old any) (act, opt *activation) {
-	act = &activation{self: common.UnstructuredToVal(obj, n.self)}
+	act = &activation{self: toVal(obj, n.self)}
 	if !n.usesOldSelf {
 		return act, act
 	}
 	opt = &activation{self: act.self, oldSelf: types.OptionalNone, hasOldSelf: true}
 	if old != nil {
-		act.oldSelf, act.hasOldSelf = common.UnstructuredToVal(old, n.self), true
+		act.oldSelf, act.hasOldSelf = toVal(old, n.self), true
 		opt.oldSelf = types.OptionalOf(act.oldSelf)
 	}
 	return act, opt
@@ -322,7 +322,7 @@ func (n *vnode) validateRules(ctx context.Context, p *field.Path, obj, old any, 
 		if cr.optional {
 			ra = optAct
 		}
-		res, det, err := cr.prog.ContextEval(ctx, ra)
+		res, det, err := eval(ctx, cr.prog, ra)
 		if det == nil {
 			out.errs = append(out.errs, field.InternalError(p, fmt.Errorf("runtime cost could not be calculated for validation rule: %v, no further validation rules will be run", ruleErrorString(&cr.rule))))
 			return -1
@@ -388,6 +388,16 @@ func (n *vnode) validateRules(ctx context.Context, p *field.Path, obj, old any, 
 	return budget
 }
 
+// eval evaluates prog. A context that is never done cannot interrupt an
+// evaluation: then the program runs without one, which spares cel-go's
+// per-evaluation cancellable context and gives the same result.
+func eval(ctx context.Context, prog cel.Program, act *activation) (ref.Val, *cel.EvalDetails, error) {
+	if ctx.Done() == nil {
+		return prog.Eval(act)
+	}
+	return prog.ContextEval(ctx, act)
+}
+
 func errorForReason(p *field.Path, value any, detail string, reason *string) *field.Error {
 	if reason == nil {
 		return field.Invalid(p, value, detail)
@@ -406,7 +416,7 @@ func errorForReason(p *field.Path, value any, detail string, reason *string) *fi
 // evalMessage evaluates a messageExpression with the server's checks on its
 // cost and result.
 func evalMessage(ctx context.Context, prog cel.Program, src string, act *activation, budget int64) (string, int64, *apiservercel.Error) {
-	res, det, err := prog.ContextEval(ctx, act)
+	res, det, err := eval(ctx, prog, act)
 	if det == nil || det.ActualCost() == nil {
 		return "", -1, internalErr(fmt.Sprintf("runtime cost could not be calculated for messageExpression: %q", src))
 	}

@@ -12,6 +12,18 @@
 // errors (the full Error() text: field, type and detail) once sorted, and the
 // same remaining budget.
 //
+// Updates: rules.Validator.ValidateUpdate is compared with the same
+// validator's Validate given the old object and the server strategy's
+// correlated object (common.NewCorrelatedObject over the structural schema,
+// cel.WithRatcheting) and a warning recorder in the context, on pairs built
+// from generated objects (no change; a value changed, fixed, kept while
+// another changes; items of map, set and atomic lists reordered, removed,
+// added and changed), for every corpus CRD version with rules as it is and
+// with rules injected at values of the objects (an always-failing rule,
+// self == oldSelf, an optionalOldSelf rule, and both in an allOf). A case
+// agrees when the errors, the ratcheted warnings (sorted) and the budget
+// left are the same.
+//
 // CRD-time checks: rules.Check is compared with the x-kubernetes-validations
 // errors of validation.ValidateCustomResourceDefinition on the corpus CRDs
 // and on CRDs whose rules were mutated (syntax errors, non-bool results, bad

@@ -64,3 +64,53 @@ func FuzzValidateAgrees(f *testing.F) {
 		}
 	})
 }
+
+// FuzzUpdateAgrees is FuzzValidateAgrees for updates: a fuzzed rule (which
+// may use oldSelf, with optionalOldSelf on some) on the same schema, a fuzzed
+// new and old object, rules.Validator.ValidateUpdate against the server's
+// validator with the correlated object (errors, warnings, budget).
+//
+//	go test ./celdiff -run X -fuzz FuzzUpdateAgrees -fuzztime 60s
+func FuzzUpdateAgrees(f *testing.F) {
+	f.Add("self == oldSelf", "", `{"spec":{"i":1,"ml":[{"k":"a"},{"k":"b"}]}}`, `{"spec":{"i":1,"ml":[{"k":"b"},{"k":"a"}]}}`)
+	f.Add("self.i < 10", "'i is ' + string(self.i)", `{"spec":{"i":12,"s":"x"}}`, `{"spec":{"i":12,"s":"y"}}`)
+	f.Add("self.ml.all(x, x.k != 'b')", "", `{"spec":{"ml":[{"k":"a"},{"k":"b"}]}}`, `{"spec":{"ml":[{"k":"b"},{"k":"a"}]}}`)
+	f.Add("!oldSelf.hasValue() || self.i >= oldSelf.value().i", "", `{"spec":{"i":1}}`, `{"spec":{"i":2}}`)
+	f.Add("self.l.size() <= oldSelf.l.size()", "", `{"spec":{"l":[1,2,3]}}`, `{}`)
+	f.Add("self.e.kind == 'Pod'", "", `{"spec":{"e":{"apiVersion":"v1","kind":"Service","metadata":{"name":"x"}}}}`, `{"spec":{"e":{"apiVersion":"v1","kind":"Service","metadata":{"name":"x"}}}}`)
+	f.Fuzz(func(t *testing.T, rule, msgExpr, obj, old string) {
+		r := apiextensionsv1.ValidationRule{Rule: rule, MessageExpression: msgExpr}
+		if len(rule)%4 == 1 {
+			yes := true
+			r.OptionalOldSelf = &yes
+		}
+		rs, _ := json.Marshal([]apiextensionsv1.ValidationRule{r})
+		js := `{"type":"object","properties":{"spec":{"type":"object","x-kubernetes-validations":` + string(rs) + `,"properties":{
+		  "i":{"type":"integer","x-kubernetes-validations":[{"rule":"self < 100","message":"small"}]},"s":{"type":"string","maxLength":64},
+		  "l":{"type":"array","maxItems":20,"items":{"type":"integer","x-kubernetes-validations":[{"rule":"self >= 0"}]}},
+		  "m":{"type":"object","additionalProperties":{"type":"string","x-kubernetes-validations":[{"rule":"self != 'x'"}]}},
+		  "ml":{"type":"array","x-kubernetes-list-type":"map","x-kubernetes-list-map-keys":["k"],"items":{"type":"object","required":["k"],"properties":{"k":{"type":"string"},"v":{"type":"integer"}},"x-kubernetes-validations":[{"rule":"!has(self.v) || self.v > 0"},{"rule":"!has(oldSelf.v) || self.v == oldSelf.v","message":"v immutable"}]}},
+		  "e":{"type":"object","x-kubernetes-embedded-resource":true,"x-kubernetes-preserve-unknown-fields":true}}}}}`
+		props := new(apiextensionsv1.JSONSchemaProps)
+		if json.Unmarshal([]byte(js), props) != nil {
+			return
+		}
+		tg, err := newTarget("fuzz", props)
+		if err != nil || tg.upstream == nil {
+			return
+		}
+		o, err := decode([]byte(obj))
+		if err != nil {
+			return
+		}
+		oo, err := decode([]byte(old))
+		if err != nil {
+			return
+		}
+		tl := &updateTally{}
+		tl.check(tg, "fuzz", o, oo)
+		for _, d := range tl.differ {
+			t.Error(d)
+		}
+	})
+}

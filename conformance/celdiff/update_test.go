@@ -17,6 +17,9 @@ import (
 	"k8s.io/apiserver/pkg/cel/common"
 	"k8s.io/apiserver/pkg/warning"
 
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	kjson "sigs.k8s.io/json"
+
 	"github.com/crdkit/crdkit/conformance/gen"
 	"github.com/crdkit/crdkit/rules"
 	"github.com/crdkit/crdkit/schema"
@@ -196,7 +199,7 @@ func (tl *updateTally) check(tg *target, name string, obj, old any) {
 func TestUpdateAgrees(t *testing.T) {
 	tgs := targets(t)
 	tl := &updateTally{}
-	var pairs, transition int
+	var pairs, transition, injected int
 	for _, tg := range tgs {
 		if hasTransitionRules(tg.schema) {
 			transition++
@@ -221,48 +224,45 @@ func TestUpdateAgrees(t *testing.T) {
 			if len(ss) > 16 {
 				ss = ss[:16]
 			}
-			for si, s := range ss {
-				for i, v := range variants(s) {
-					mut, ok := withValue(base, s.path, v)
-					if !ok {
-						continue
-					}
-					name := fmt.Sprintf("%v #%d", s.path, i)
-					check(name+" changed", mut, base)
-					check(name+" fixed", deepCopy(base).(map[string]any), mut)
-					if i%3 == 0 {
-						check(name+" kept", deepCopy(mut).(map[string]any), mut)
-					}
-					// Keep the (possibly invalid) value, change another site.
-					if i%2 == 0 && len(ss) > 1 {
-						o := ss[(si+1+i)%len(ss)]
-						if ovs := variants(o); len(ovs) > 1 && !isPrefix(o.path, s.path) && !isPrefix(s.path, o.path) {
-							if both, ok := withValue(mut, o.path, ovs[1+i%(len(ovs)-1)]); ok {
-								check(name+" kept, other changed", both, mut)
-							}
-						}
-					}
-				}
-			}
-
 			var lists []site
 			collectAllLists(tg.schema, base, nil, &lists)
 			if len(lists) > 12 {
 				r.Shuffle(len(lists), func(i, j int) { lists[i], lists[j] = lists[j], lists[i] })
 				lists = lists[:12]
 			}
-			for _, l := range lists {
-				for i, nl := range listChanges(l) {
-					mut, ok := withValue(base, l.path, nl)
-					if !ok {
-						continue
-					}
-					name := fmt.Sprintf("%v list %s #%d", l.path, l.s.ListType(), i)
-					check(name, mut, base)
-					check(name+" reverse", deepCopy(base).(map[string]any), mut)
-				}
-			}
+			updatePairs(base, ss, lists, check)
 		}
+		// The same CRD with rules added where the generated object has
+		// values: a rule that always fails (ratcheted when unchanged), a
+		// transition rule, an optionalOldSelf rule, and both in an allOf.
+		base := g.Object(7, "update")
+		var all []site
+		collectValues(tg.schema, base, nil, &all)
+		r.Shuffle(len(all), func(i, j int) { all[i], all[j] = all[j], all[i] })
+		if len(all) > 6 {
+			all = all[:6]
+		}
+		props, err := injectRules(tg, all)
+		if err != nil {
+			continue
+		}
+		it, err := newTarget(tg.name+" injected", props)
+		if err != nil || it.upstream == nil {
+			t.Errorf("%s injected: %v", tg.name, err)
+			continue
+		}
+		injected++
+		check := func(name string, obj, old map[string]any) {
+			pairs++
+			tl.check(it, "injected "+name, obj, old)
+		}
+		check("unchanged", deepCopy(base).(map[string]any), base)
+		var lists []site
+		collectAllLists(tg.schema, base, nil, &lists)
+		if len(lists) > 8 {
+			lists = lists[:8]
+		}
+		updatePairs(base, all, lists, check)
 	}
 	diffreportFail(t, "update", tl.differ)
 	if tl.n == 0 {
@@ -275,14 +275,143 @@ func TestUpdateAgrees(t *testing.T) {
 	if tl.skipped > 0 {
 		extra += fmt.Sprintf(", %d where upstream panics skipped", tl.skipped)
 	}
-	fmt.Printf("conformance: cel-update %d/%d cases agree (errors, warnings and budget left; %d CRD versions with rules, %d with transition rules; %d with errors upstream, %d with ratcheted warnings, %d out of budget%s)\n",
-		tl.agree, tl.n, len(tgs), transition, tl.failing, tl.warned, tl.exhausted, extra)
+	fmt.Printf("conformance: cel-update %d/%d cases agree (errors, warnings and budget left; %d CRD versions with rules, %d with transition rules, %d with rules injected; %d with errors upstream, %d with ratcheted warnings, %d out of budget%s)\n",
+		tl.agree, tl.n, len(tgs), transition, injected, tl.failing, tl.warned, tl.exhausted, extra)
 	fmt.Printf("conformance: cel-update-warnings %d/%d cases with ratcheted warnings agree\n", tl.warnedAgree, tl.warned)
 }
 
 func diffreportFail(t *testing.T, label string, differ []string) {
 	t.Helper()
 	(&tally{differ: differ}).report(t, label)
+}
+
+// updatePairs checks pairs of updates of base: each variant of each site
+// changed, fixed, kept, kept while another site changes; each list
+// reordered, shortened, extended and changed, and back.
+func updatePairs(base map[string]any, ss, lists []site, check func(name string, obj, old map[string]any)) {
+	for si, s := range ss {
+		for i, v := range variants(s) {
+			mut, ok := withValue(base, s.path, v)
+			if !ok {
+				continue
+			}
+			name := fmt.Sprintf("%v #%d", s.path, i)
+			check(name+" changed", mut, base)
+			check(name+" fixed", deepCopy(base).(map[string]any), mut)
+			if i%3 == 0 {
+				check(name+" kept", deepCopy(mut).(map[string]any), mut)
+			}
+			// Keep the (possibly invalid) value, change another site.
+			if i%2 == 0 && len(ss) > 1 {
+				o := ss[(si+1+i)%len(ss)]
+				if ovs := variants(o); len(ovs) > 1 && !isPrefix(o.path, s.path) && !isPrefix(s.path, o.path) {
+					if both, ok := withValue(mut, o.path, ovs[1+i%(len(ovs)-1)]); ok {
+						check(name+" kept, other changed", both, mut)
+					}
+				}
+			}
+		}
+	}
+	for _, l := range lists {
+		for i, nl := range listChanges(l) {
+			mut, ok := withValue(base, l.path, nl)
+			if !ok {
+				continue
+			}
+			name := fmt.Sprintf("%v list %s #%d", l.path, l.s.ListType(), i)
+			check(name, mut, base)
+			check(name+" reverse", deepCopy(base).(map[string]any), mut)
+		}
+	}
+}
+
+// collectValues collects every value of an object that has a schema,
+// outside preserved unknown fields.
+func collectValues(s *schema.Schema, v any, path []any, out *[]site) {
+	if s == nil || v == nil {
+		return
+	}
+	*out = append(*out, site{path: path, s: s, v: v})
+	switch x := v.(type) {
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			c := s.Property(k)
+			if c == nil {
+				c, _, _ = s.AdditionalProperties()
+			}
+			collectValues(c, x[k], append(slices.Clip(path), k), out)
+		}
+	case []any:
+		for i, e := range x {
+			collectValues(s.Items(), e, append(slices.Clip(path), i), out)
+		}
+	}
+}
+
+// injectRules returns the openAPIV3Schema of tg with rules added at the
+// schema nodes of the sites.
+func injectRules(tg *target, sites []site) (*apiextensionsv1.JSONSchemaProps, error) {
+	var props *apiextensionsv1.JSONSchemaProps
+	for i := range tg.crd.Spec.Versions {
+		if tg.crd.Spec.Versions[i].Name == tg.version {
+			props = tg.crd.Spec.Versions[i].Schema.OpenAPIV3Schema
+		}
+	}
+	raw, err := json.Marshal(props)
+	if err != nil {
+		return nil, err
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		return nil, err
+	}
+	add := func(n map[string]any, key string, vs ...any) {
+		old, _ := n[key].([]any)
+		n[key] = append(old, vs...)
+	}
+	for si, st := range sites {
+		n := doc
+		for _, e := range st.path {
+			switch k := e.(type) {
+			case string:
+				ps, _ := n["properties"].(map[string]any)
+				if c, ok := ps[k].(map[string]any); ok {
+					n = c
+				} else if c, ok := n["additionalProperties"].(map[string]any); ok {
+					n = c
+				} else {
+					return nil, fmt.Errorf("no schema at %v", st.path)
+				}
+			case int:
+				c, ok := n["items"].(map[string]any)
+				if !ok {
+					return nil, fmt.Errorf("no schema at %v", st.path)
+				}
+				n = c
+			}
+		}
+		msg := func(m string) string { return fmt.Sprintf("%s %d", m, si) }
+		add(n, "x-kubernetes-validations",
+			map[string]any{"rule": "false", "message": msg("always")},
+			map[string]any{"rule": "self == oldSelf", "message": msg("immutable")},
+			map[string]any{"rule": "!oldSelf.hasValue() || self == oldSelf.value()", "optionalOldSelf": true, "messageExpression": "'optional immutable " + fmt.Sprint(si) + "'"},
+		)
+		add(n, "allOf", map[string]any{"x-kubernetes-validations": []any{
+			map[string]any{"rule": "false", "message": msg("allOf always")},
+			map[string]any{"rule": "self == oldSelf", "message": msg("allOf immutable")},
+		}})
+	}
+	raw, _ = json.Marshal(doc)
+	out := new(apiextensionsv1.JSONSchemaProps)
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(raw, out); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // withValue returns a copy of obj with v at path (nil removes the value
