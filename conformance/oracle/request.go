@@ -166,7 +166,7 @@ func (s *Server) Do(ctx context.Context, req Request) (Result, error) {
 const resolveRetries = 3
 
 // throttleRetries bounds retries of a 429 Too Many Requests, one second apart.
-const throttleRetries = 30
+const throttleRetries = 10
 
 // sendRetry is send, retried when the server answers 500 "error resolving
 // resource": it failed to build a CRD's handlers, a transient failure seen

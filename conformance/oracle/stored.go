@@ -56,3 +56,16 @@ func (s *Server) GetStored(ctx context.Context, crd, namespace, name string) ([]
 	}
 	return resp.Kvs[0].Value, resp.Kvs[0].ModRevision, nil
 }
+
+// DeleteStored removes what etcd holds for a custom object, bypassing the
+// server. Objects PutStored wrote that the server cannot decode must go
+// before anything LISTs the resource: while one is there, the resource's
+// watch cache cannot initialise and every LIST answers 429.
+func (s *Server) DeleteStored(ctx context.Context, crd, namespace, name string) error {
+	key, err := s.StoredKey(crd, namespace, name)
+	if err != nil {
+		return err
+	}
+	_, err = s.etcd.Server.DeleteRange(ctx, &pb.DeleteRangeRequest{Key: []byte(s.etcdPrefix + key)})
+	return err
+}
