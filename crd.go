@@ -33,7 +33,6 @@ var crdGroupKind = runtimeschema.GroupKind{Group: "apiextensions.k8s.io", Kind: 
 // concurrent use.
 type CRD struct {
 	v1       *apiextensionsv1.CustomResourceDefinition // as the server stores it: defaulted
-	internal *apiextensions.CustomResourceDefinition
 	lint     field.ErrorList
 	versions []*Version // in priority order
 	byName   map[string]*Version
@@ -57,7 +56,6 @@ type Version struct {
 	storage    bool
 	deprecated bool
 	warning    *string
-	props      *schema.Props
 	schema     *schema.Schema
 	columns    *printcolumns.Columns
 	columnsErr error
@@ -143,7 +141,7 @@ func New(crd *apiextensionsv1.CustomResourceDefinition, opts ...LoadOptions) (*C
 		return nil, err
 	}
 	prepareForCreate(internal)
-	c := &CRD{v1: v1, internal: internal, byName: map[string]*Version{}, warnings: warnings}
+	c := &CRD{v1: v1, byName: map[string]*Version{}, warnings: warnings}
 	c.lint = validateCRD(internal)
 	if len(c.lint) > 0 && !o.AllowInvalid {
 		return nil, newInvalid(crdGroupKind, v1.Name, c.lint)
@@ -152,8 +150,7 @@ func New(crd *apiextensionsv1.CustomResourceDefinition, opts ...LoadOptions) (*C
 		ver := &Version{crd: c, name: v.Name, served: v.Served, storage: v.Storage,
 			deprecated: v.Deprecated, warning: v.DeprecationWarning}
 		if iv := internalVersionSchema(internal, v.Name); iv != nil {
-			ver.props = propsFromInternal(iv)
-			if s, err := schema.Compile(ver.props); err == nil {
+			if s, err := schema.Compile(propsFromInternal(iv)); err == nil {
 				ver.schema = s
 			} else if !o.AllowInvalid {
 				return nil, fmt.Errorf("version %s: %w", v.Name, err)

@@ -86,6 +86,7 @@ Flags:
 		return 2
 	}
 	reg, status := loadRegistry(crds, fs.Args(), stderr)
+	defer reg.close()
 	var inputs []*benchInput
 	var mu sync.Mutex
 	checkAll(fs.Args(), runtime.GOMAXPROCS(0), stderr, &status, func(d docs.Doc) outcome {

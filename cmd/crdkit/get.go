@@ -33,6 +33,7 @@ func get(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	reg, status := loadRegistry(crds, fs.Args(), stderr)
+	defer reg.close()
 	opts := crdkit.CreateOptions{FieldValidation: crdkit.Ignore, Namespace: *ns}
 
 	type group struct {

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"runtime"
 	"sync"
 
 	"github.com/crdkit/crdkit"
@@ -18,6 +20,11 @@ import (
 // need. It is safe for concurrent use.
 type registry struct {
 	byKey map[string]*lazyCRD // key: group/version + " " + kind, served versions only
+
+	// The background compilation (prefetch).
+	stop      chan struct{}
+	closeOnce sync.Once
+	wg        sync.WaitGroup
 }
 
 // lazyCRD is one CRD document, compiled on first use.
@@ -57,6 +64,10 @@ type crdHead struct {
 // isCRD reports whether a document is an apiextensions.k8s.io/v1 CRD.
 func isCRD(js []byte) (crdHead, bool) {
 	var h crdHead
+	if !bytes.Contains(js, []byte("CustomResourceDefinition")) && !bytes.Contains(js, []byte(`\u`)) {
+		// The kind can be written only so (or with \u escapes): not a CRD.
+		return h, false
+	}
 	if json.Unmarshal(js, &h) != nil && h.APIVersion == "" {
 		// A CRD whose spec does not decode still names itself; the
 		// loose decode below finds its type meta.
@@ -123,12 +134,31 @@ func (r *registry) refused() []error {
 }
 
 // loadRegistry registers the CRDs of the --crds paths and of the inputs
-// (only files that mention CustomResourceDefinition are decoded); status is
-// 2 when something could not be read or a CRD that does not decode.
+// (only files that mention CustomResourceDefinition are decoded, on all
+// cores; documents register in input order); status is 2 when something
+// could not be read or a CRD that does not decode. While it reads the
+// inputs it notes the apiVersion and kind their documents name at the top
+// level, and starts compiling the CRDs that serve them in the background,
+// in the order the inputs need them, on all cores: the objects of the
+// first CRD are checked while the next ones compile. The hints are only
+// that: a CRD is still compiled when an object needs it, and its errors
+// are reported only then. Call close when done.
 func loadRegistry(crds, inputs []string, stderr io.Writer) (*registry, int) {
-	reg := &registry{byKey: map[string]*lazyCRD{}}
+	reg := &registry{byKey: map[string]*lazyCRD{}, stop: make(chan struct{})}
 	status := 0
-	for _, paths := range [][]string{crds, inputs} {
+	type crdFile struct {
+		path string
+		data []byte
+		ds   []docs.Doc
+		err  error
+	}
+	var (
+		crdFiles []*crdFile
+		hints    []string
+		seen     = map[string]bool{}
+		buf      bytes.Buffer
+	)
+	for i, paths := range [][]string{crds, inputs} {
 		files, err := docs.Files(paths)
 		if err != nil {
 			fmt.Fprintf(stderr, "crdkit: %v\n", err)
@@ -136,24 +166,41 @@ func loadRegistry(crds, inputs []string, stderr io.Writer) (*registry, int) {
 			continue
 		}
 		for _, f := range files {
-			data, err := docs.ReadFile(f.Path)
+			data, err := readReusing(f.Path, &buf)
 			if err != nil {
 				fmt.Fprintf(stderr, "crdkit: %v\n", err)
 				status = 2
 				continue
 			}
+			if i == 1 {
+				for _, k := range typeMetaHints(f.Path, data) {
+					if !seen[k] {
+						seen[k] = true
+						hints = append(hints, k)
+					}
+				}
+			}
 			if !bytes.Contains(data, []byte("CustomResourceDefinition")) {
 				continue // no CRD here: spare the YAML conversion
 			}
-			ds, err := docs.Split(f.Path, data)
-			if err != nil {
-				fmt.Fprintf(stderr, "crdkit: %v\n", err)
-				status = 2
+			if f.Path != docs.Stdin {
+				data = bytes.Clone(data) // the documents keep slices of it
 			}
-			for _, d := range ds {
-				if h, ok := isCRD(d.JSON); ok {
-					reg.add(d, h)
-				}
+			crdFiles = append(crdFiles, &crdFile{path: f.Path, data: data})
+		}
+	}
+	parallel(len(crdFiles), func(i int) {
+		f := crdFiles[i]
+		f.ds, f.err = docs.Split(f.path, f.data)
+	})
+	for _, f := range crdFiles {
+		if f.err != nil {
+			fmt.Fprintf(stderr, "crdkit: %v\n", f.err)
+			status = 2
+		}
+		for _, d := range f.ds {
+			if h, ok := isCRD(d.JSON); ok {
+				reg.add(d, h)
 			}
 		}
 	}
@@ -161,5 +208,240 @@ func loadRegistry(crds, inputs []string, stderr io.Writer) (*registry, int) {
 		fmt.Fprintf(stderr, "crdkit: %v\n", err)
 		status = 2
 	}
+	reg.prefetch(hints)
 	return reg, status
+}
+
+// parallel runs f(0..n-1) on GOMAXPROCS goroutines.
+func parallel(n int, f func(int)) {
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(n, runtime.GOMAXPROCS(0)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				f(i)
+			}
+		}()
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+}
+
+// prefetch compiles, in the background on GOMAXPROCS goroutines, the
+// registered CRDs that serve the keys (apiVersion + " " + kind), in order,
+// until close.
+func (r *registry) prefetch(keys []string) {
+	var todo []*lazyCRD
+	queued := map[*lazyCRD]bool{}
+	for _, k := range keys {
+		if l := r.byKey[k]; l != nil && !queued[l] {
+			queued[l] = true
+			todo = append(todo, l)
+		}
+	}
+	if len(todo) == 0 {
+		return
+	}
+	next := make(chan *lazyCRD, len(todo))
+	for _, l := range todo {
+		next <- l
+	}
+	close(next)
+	for range min(len(todo), runtime.GOMAXPROCS(0)) {
+		r.wg.Add(1)
+		go func() {
+			defer r.wg.Done()
+			for l := range next {
+				select {
+				case <-r.stop:
+					return
+				default:
+				}
+				l.load()
+			}
+		}()
+	}
+}
+
+// close stops the background compilation and waits for the compilations in
+// progress.
+func (r *registry) close() {
+	r.closeOnce.Do(func() { close(r.stop) })
+	r.wg.Wait()
+}
+
+// typeMetaHints returns, for each document of a file, the apiVersion and
+// kind it names at the top level (apiVersion + " " + kind), as far as a
+// light look can tell: a JSON document's top-level keys (values without
+// escapes), a YAML document's lines that start with "apiVersion:" or
+// "kind:". It never fails; what it misses is compiled when needed.
+func typeMetaHints(file string, data []byte) []string {
+	chunks, err := docs.Chunks(file, data)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, c := range chunks {
+		var av, kind string
+		if t := bytes.TrimSpace(c.Text); len(t) > 0 && t[0] == '{' {
+			av, kind = jsonTypeMeta(t)
+		} else {
+			av, kind = yamlTypeMeta(c.Text)
+		}
+		if av != "" && kind != "" {
+			out = append(out, av+" "+kind)
+		}
+	}
+	return out
+}
+
+// jsonTypeMeta reads the top-level "apiVersion" and "kind" string values
+// of a JSON object (the last of each, as a decoder would keep), skipping
+// every other value. It stops at anything it does not expect.
+func jsonTypeMeta(b []byte) (apiVersion, kind string) {
+	i := 1 // past '{'
+	ws := func() {
+		for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+			i++
+		}
+	}
+	// str reads a string at b[i] == '"' and returns its raw text.
+	str := func() (string, bool) {
+		start := i + 1
+		for j := start; j < len(b); j++ {
+			switch b[j] {
+			case '\\':
+				j++
+			case '"':
+				i = j + 1
+				return string(b[start:j]), true
+			}
+		}
+		return "", false
+	}
+	for {
+		ws()
+		if i >= len(b) || b[i] != '"' {
+			return
+		}
+		key, ok := str()
+		if !ok {
+			return
+		}
+		ws()
+		if i >= len(b) || b[i] != ':' {
+			return
+		}
+		i++
+		ws()
+		if i >= len(b) {
+			return
+		}
+		if b[i] == '"' {
+			v, ok := str()
+			if !ok {
+				return
+			}
+			switch key {
+			case "apiVersion":
+				apiVersion = v
+			case "kind":
+				kind = v
+			}
+		} else if !skipJSON(b, &i) {
+			return
+		}
+		ws()
+		if i >= len(b) || b[i] != ',' {
+			return
+		}
+		i++
+	}
+}
+
+// skipJSON moves *i past the JSON value at b[*i] that is not a string:
+// nested objects and arrays (with the strings in them), numbers and
+// literals. It reports false when the value does not end.
+func skipJSON(b []byte, i *int) bool {
+	depth := 0
+	for j := *i; j < len(b); j++ {
+		switch c := b[j]; c {
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+			if depth < 0 {
+				*i = j
+				return true
+			}
+			if depth == 0 {
+				*i = j + 1
+				return true
+			}
+		case '"':
+			for j++; j < len(b) && b[j] != '"'; j++ {
+				if b[j] == '\\' {
+					j++
+				}
+			}
+		case ',':
+			if depth == 0 {
+				*i = j
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// yamlTypeMeta reads the values of the lines that start with "apiVersion:"
+// and "kind:" (unquoted, or in plain quotes).
+func yamlTypeMeta(b []byte) (apiVersion, kind string) {
+	for len(b) > 0 {
+		l := b
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			l, b = b[:i], b[i+1:]
+		} else {
+			b = nil
+		}
+		for _, f := range []struct {
+			key string
+			dst *string
+		}{{"apiVersion:", &apiVersion}, {"kind:", &kind}} {
+			if v, ok := bytes.CutPrefix(l, []byte(f.key)); ok {
+				if i := bytes.Index(v, []byte(" #")); i >= 0 {
+					v = v[:i]
+				}
+				v = bytes.TrimSpace(v)
+				if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
+					v = v[1 : len(v)-1]
+				}
+				*f.dst = string(v)
+			}
+		}
+	}
+	return
+}
+
+// readReusing reads a file into buf, reusing its memory: the registry reads
+// every input to look for CRDs, and most inputs hold none.
+func readReusing(path string, buf *bytes.Buffer) ([]byte, error) {
+	if path == docs.Stdin {
+		return docs.ReadFile(path)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, &docs.Error{File: path, Err: err}
+	}
+	defer f.Close()
+	buf.Reset()
+	if _, err := buf.ReadFrom(f); err != nil {
+		return nil, &docs.Error{File: path, Err: err}
+	}
+	return buf.Bytes(), nil
 }

@@ -109,6 +109,7 @@ Flags:
 		return 2
 	}
 	reg, status := loadRegistry(crds, fs.Args(), stderr)
+	defer reg.close()
 	opts := validateOptions{create: crdkit.CreateOptions{FieldValidation: mode, Namespace: *ns}, live: live, status: *subresource == "status"}
 	w := newResultWriter(stdout, *out)
 	progress := newProgress(stderr)

@@ -162,17 +162,84 @@ type Chunk struct {
 }
 
 // Chunks splits data at YAML document separators, dropping documents that
-// hold only comments and white space.
+// hold only comments and white space. A chunk's Text is a slice of data
+// (nothing is copied, except the last line of a file that does not end in
+// a newline, which gets one) unless data holds a carriage return: then each
+// line is copied without its line end and ends in "\n", as a line scanner
+// gives it.
 func Chunks(file string, data []byte) ([]Chunk, error) {
+	if bytes.IndexByte(data, '\r') >= 0 {
+		return chunksCopy(file, data)
+	}
+	var chunks []Chunk
+	start, startLine, n := 0, 1, 0
+	for pos := 0; pos < len(data); {
+		lineEnd, next := len(data), len(data)
+		if i := bytes.IndexByte(data[pos:], '\n'); i >= 0 {
+			lineEnd, next = pos+i, pos+i+1
+		}
+		n++
+		if isSeparator(data[pos:lineEnd]) {
+			chunks = append(chunks, Chunk{File: file, Line: startLine, Text: data[start:pos:pos]})
+			start, startLine = next, n+1
+		}
+		pos = next
+	}
+	last := data[start:len(data):len(data)]
+	if len(last) > 0 && last[len(last)-1] != '\n' {
+		last = append(last, '\n') // capacity is full: this copies
+	}
+	chunks = append(chunks, Chunk{File: file, Line: startLine, Text: last})
+	return dropBlank(chunks), nil
+}
+
+// isSeparator reports whether a line (without its line end) is a YAML
+// document separator: "---" alone or followed by white space and anything.
+func isSeparator(l []byte) bool {
+	if len(l) < 3 || l[0] != '-' || l[1] != '-' || l[2] != '-' {
+		return false
+	}
+	return separator.Match(l)
+}
+
+// dropBlank keeps the chunks with a line that is neither blank nor a comment.
+func dropBlank(chunks []Chunk) []Chunk {
+	out := chunks[:0]
+	for _, c := range chunks {
+		if hasContent(c.Text) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func hasContent(b []byte) bool {
+	for len(b) > 0 {
+		l := b
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			l, b = b[:i], b[i+1:]
+		} else {
+			b = nil
+		}
+		if t := bytes.TrimSpace(l); len(t) > 0 && t[0] != '#' {
+			return true
+		}
+	}
+	return false
+}
+
+// chunksCopy is Chunks for data with carriage returns: lines as a line
+// scanner gives them (without "\r\n" or "\n"), each followed by "\n".
+func chunksCopy(file string, data []byte) ([]Chunk, error) {
 	var chunks []Chunk
 	cur := Chunk{File: file, Line: 1}
 	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 0, 64*1024), len(data)+1)
+	sc.Buffer(make([]byte, 0, min(64*1024, len(data)+1)), len(data)+1)
 	n := 0
 	for sc.Scan() {
 		n++
 		l := sc.Bytes()
-		if separator.Match(bytes.TrimRight(l, "\r")) {
+		if isSeparator(bytes.TrimRight(l, "\r")) {
 			chunks = append(chunks, cur)
 			cur = Chunk{File: file, Line: n + 1}
 			continue
@@ -184,13 +251,7 @@ func Chunks(file string, data []byte) ([]Chunk, error) {
 		return nil, &Error{File: file, Err: err}
 	}
 	chunks = append(chunks, cur)
-	out := chunks[:0]
-	for _, c := range chunks {
-		if len(bytes.TrimSpace(stripComments(c.Text))) > 0 {
-			out = append(out, c)
-		}
-	}
-	return out, nil
+	return dropBlank(chunks), nil
 }
 
 // JSON converts the document to JSON: JSON text is kept byte for byte (so
@@ -216,15 +277,4 @@ func (c Chunk) JSON() ([]byte, error) {
 		return nil, nil
 	}
 	return js, nil
-}
-
-func stripComments(b []byte) []byte {
-	var out []byte
-	for _, l := range bytes.Split(b, []byte("\n")) {
-		if t := bytes.TrimSpace(l); len(t) > 0 && t[0] != '#' {
-			out = append(out, l...)
-			out = append(out, '\n')
-		}
-	}
-	return out
 }

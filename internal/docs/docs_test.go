@@ -76,3 +76,45 @@ func TestFiles(t *testing.T) {
 		t.Error("Files of a missing path: no error")
 	}
 }
+
+// chunkInputs are texts whose split is easy to get wrong.
+var chunkInputs = []string{
+	"", "\n", "a", "a\n", "---", "---\n", "--- \n", "---x\n", "--\n", "a\n---\nb", "a\n--- # c\nb\n",
+	"# only\n---\n  \n---\nkind: X\n", "a: 1\n---\n\n# c\n---\nb: 2\n...\n", "{\"a\":1}", "- a\n- b\n---\t\n",
+	"a\r\n---\r\nb\r\n", "a\n---\r\nb", "\r", "x\n   # y\n",
+}
+
+// TestChunksIsTheLineScanner checks the slicing split against the copying
+// one (a line scanner, as the split always was) on data without carriage
+// returns, where they must give the same chunks.
+func TestChunksIsTheLineScanner(t *testing.T) {
+	for _, in := range chunkInputs {
+		checkChunks(t, in)
+	}
+}
+
+func FuzzChunks(f *testing.F) {
+	for _, in := range chunkInputs {
+		f.Add(in)
+	}
+	f.Fuzz(checkChunks)
+}
+
+func checkChunks(t *testing.T, in string) {
+	got, err := Chunks("f", []byte(in))
+	if err != nil {
+		t.Fatalf("%q: %v", in, err)
+	}
+	want, err := chunksCopy("f", []byte(in))
+	if err != nil {
+		t.Fatalf("%q: %v", in, err)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%q: %d chunks, want %d", in, len(got), len(want))
+	}
+	for i := range got {
+		if got[i].Line != want[i].Line || string(got[i].Text) != string(want[i].Text) || got[i].File != "f" {
+			t.Fatalf("%q: chunk %d = %d %q, want %d %q", in, i, got[i].Line, got[i].Text, want[i].Line, want[i].Text)
+		}
+	}
+}
