@@ -17,6 +17,10 @@ type resultWriter struct {
 	w      io.Writer
 	format string
 	n      int
+	// JSON: one encoder into buf for every result, so that its buffers
+	// are reused.
+	buf bytes.Buffer
+	enc *json.Encoder
 }
 
 func newResultWriter(w io.Writer, format string) *resultWriter {
@@ -27,7 +31,12 @@ func (rw *resultWriter) write(r objectResult) {
 	defer func() { rw.n++ }()
 	switch rw.format {
 	case "json":
-		b, _ := marshalIndent(r, "    ")
+		if rw.enc == nil {
+			rw.enc = newIndentEncoder(&rw.buf, "    ")
+		}
+		rw.buf.Reset()
+		_ = rw.enc.Encode(r)
+		b := bytes.TrimRight(rw.buf.Bytes(), "\n")
 		if rw.n == 0 {
 			fmt.Fprint(rw.w, "{\n  \"results\": [\n    ")
 		} else {
@@ -75,16 +84,13 @@ func (rw *resultWriter) close() {
 	}
 }
 
-// marshalIndent is writeJSON's encoding of v, indented under prefix.
-func marshalIndent(v any, prefix string) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
+// newIndentEncoder encodes as writeJSON does, each line after the first
+// indented under prefix.
+func newIndentEncoder(w io.Writer, prefix string) *json.Encoder {
+	enc := json.NewEncoder(w)
 	enc.SetIndent(prefix, "  ")
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(b.Bytes(), "\n"), nil
+	return enc
 }
 
 // progress prints a line on standard error every second on long runs, when

@@ -164,7 +164,7 @@ type Chunk struct {
 // Chunks splits data at YAML document separators, dropping documents that
 // hold only comments and white space. A chunk's Text is a slice of data
 // (nothing is copied, except the last line of a file that does not end in
-// a newline, which gets one) unless data holds a carriage return: then each
+// a newline, which gets one unless the document starts with "{") unless data holds a carriage return: then each
 // line is copied without its line end and ends in "\n", as a line scanner
 // gives it.
 func Chunks(file string, data []byte) ([]Chunk, error) {
@@ -186,7 +186,9 @@ func Chunks(file string, data []byte) ([]Chunk, error) {
 		pos = next
 	}
 	last := data[start:len(data):len(data)]
-	if len(last) > 0 && last[len(last)-1] != '\n' {
+	if t := bytes.TrimLeft(last, " \t\n"); len(t) > 0 && t[0] != '{' && last[len(last)-1] != '\n' {
+		// YAML keeps a final line break in a block scalar, so the line
+		// scanner's "\n" matters; JSON and flow mappings do not care.
 		last = append(last, '\n') // capacity is full: this copies
 	}
 	chunks = append(chunks, Chunk{File: file, Line: startLine, Text: last})
