@@ -4,21 +4,26 @@
 # kubectl-validate v0.0.4, and checks how crdkit scales with cores and
 # documents. Not part of CI: it installs kubectl-validate with go install.
 #
-#   benchmarks/cli.sh [OBJECTS]        # default 9000
+#   benchmarks/cli.sh [OBJECTS [RUNS]]   # default 9000 objects, 3 runs of each
 #   KUBECTL_VALIDATE=/path/to/kubectl-validate benchmarks/cli.sh   # skip the install
 #
-# Needs the corpus (../shared/corpus or CRDKIT_CORPUS). Prints wall times,
-# peak RSS, the speed-up and the verdicts that differ.
+# Needs the corpus (../shared/corpus or CRDKIT_CORPUS). The runs are
+# interleaved (crdkit on all cores, on one core, on 1,000 and 10,000
+# documents, kubectl-validate), so that a change of load hits all alike;
+# it prints each run, the medians, the ratios the issue asks for and the
+# verdicts that differ, sorted by reason (benchmarks/cmd/cliverdicts).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 n=${1:-9000}
+runs=${2:-3}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-echo "== building crdkit and the workload ($n objects)"
+echo "== building crdkit and the workloads ($n, 1000 and 10000 objects)"
 go build -o "$work/crdkit" ./cmd/crdkit
 (cd conformance && go run ./cmd/workload -out "$work/wl" -objects "$n" -format json)
-(cd conformance && go run ./cmd/workload -out "$work/wl-small" -objects 1000 -format json) > /dev/null
+(cd conformance && go run ./cmd/workload -out "$work/wl-1000" -objects 1000 -format json)
+(cd conformance && go run ./cmd/workload -out "$work/wl-10000" -objects 10000 -format json)
 
 kv=${KUBECTL_VALIDATE:-}
 if [ -z "$kv" ]; then
@@ -27,17 +32,37 @@ if [ -z "$kv" ]; then
   kv="$work/bin/kubectl-validate"
 fi
 
-timeit() { # label, command...
+timeit() { # label, command...: one line "label wall user rssKB"
   local label=$1; shift
-  /usr/bin/time -f "$label: %e s wall, %U s user, %M KB peak RSS" "$@" > "$work/$label.out" 2> "$work/$label.err" || true
-  grep "^$label: " "$work/$label.err"
+  /usr/bin/time -f "$label %e %U %M" -o "$work/time" "$@" > "$work/$label.out" 2> "$work/$label.err" || true
+  tail -n 1 "$work/time" | tee -a "$work/times" # (time writes a line of its own on a non-zero exit)
 }
+ck=("$work/crdkit" validate --field-validation Strict -o json)
 
-echo "== timings (same machine, one after the other)"
-timeit crdkit "$work/crdkit" validate --field-validation Strict --crds "$work/wl/crds" -o json "$work/wl/objects"
-GOMAXPROCS=1 timeit crdkit-1core "$work/crdkit" validate --field-validation Strict --crds "$work/wl/crds" -o json "$work/wl/objects"
-timeit crdkit-1000 "$work/crdkit" validate --field-validation Strict --crds "$work/wl-small/crds" -o json "$work/wl-small/objects"
-timeit kubectl-validate "$kv" --local-crds "$work/wl/crds" --output json "$work/wl/objects"
+echo "== runs (label, wall s, user s, peak RSS KB), load: $(cut -d' ' -f1-3 /proc/loadavg)"
+for i in $(seq "$runs"); do
+  timeit crdkit "${ck[@]}" --crds "$work/wl/crds" "$work/wl/objects"
+  timeit crdkit-1core env GOMAXPROCS=1 "${ck[@]}" --crds "$work/wl/crds" "$work/wl/objects"
+  timeit crdkit-1000 "${ck[@]}" --crds "$work/wl-1000/crds" "$work/wl-1000/objects"
+  timeit crdkit-10000 "${ck[@]}" --crds "$work/wl-10000/crds" "$work/wl-10000/objects"
+  if [ "$i" -le 2 ]; then # 60-170 s a run
+    timeit kubectl-validate "$kv" --local-crds "$work/wl/crds" --output json "$work/wl/objects"
+  fi
+done
+echo "== medians, load: $(cut -d' ' -f1-3 /proc/loadavg)"
+awk '
+  { wall[$1] = wall[$1] " " $2; rss[$1] = rss[$1] " " $4 }
+  function median(s,   a, k, i, j, t) {
+    k = split(s, a, " ")
+    for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
+    return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
+  }
+  END {
+    for (l in wall) printf "%s: %.2f s wall, %d KB peak RSS (median)\n", l, median(wall[l]), median(rss[l])
+    printf "kubectl-validate / crdkit (wall): %.1fx (target: at least 20x)\n", median(wall["kubectl-validate"]) / median(wall["crdkit"])
+    printf "crdkit on all cores / one core (throughput): %.2fx (target: at least 1.7x on 2 cores)\n", median(wall["crdkit-1core"]) / median(wall["crdkit"])
+    printf "peak RSS, 10,000 / 1,000 documents: +%.1f%% (target: under 10%%)\n", 100 * (median(rss["crdkit-10000"]) / median(rss["crdkit-1000"]) - 1)
+  }' "$work/times" | sort
 
 echo "== verdicts (accepted or refused, per object file)"
 (cd benchmarks && go run ./cmd/cliverdicts "$work/crdkit.out" "$work/kubectl-validate.out")
