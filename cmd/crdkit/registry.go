@@ -153,26 +153,27 @@ func loadRegistry(crds, inputs []string, stderr io.Writer) (*registry, int) {
 		err  error
 	}
 	var (
-		crdFiles []*crdFile
+		crdFiles [2][]*crdFile // of --crds, of the inputs
 		hints    []string
-		seen     = map[string]bool{}
-		buf      bytes.Buffer
+		errs     [2][]error
 	)
-	for i, paths := range [][]string{crds, inputs} {
+	// read finds the files of paths that mention CRDs, and with hints the
+	// type meta their documents name.
+	read := func(i int, paths []string, withHints bool) {
 		files, err := docs.Files(paths)
 		if err != nil {
-			fmt.Fprintf(stderr, "crdkit: %v\n", err)
-			status = 2
-			continue
+			errs[i] = append(errs[i], err)
+			return
 		}
+		seen := map[string]bool{}
+		var buf bytes.Buffer
 		for _, f := range files {
 			data, err := readReusing(f.Path, &buf)
 			if err != nil {
-				fmt.Fprintf(stderr, "crdkit: %v\n", err)
-				status = 2
+				errs[i] = append(errs[i], err)
 				continue
 			}
-			if i == 1 {
+			if withHints {
 				for _, k := range typeMetaHints(f.Path, data) {
 					if !seen[k] {
 						seen[k] = true
@@ -186,14 +187,29 @@ func loadRegistry(crds, inputs []string, stderr io.Writer) (*registry, int) {
 			if f.Path != docs.Stdin {
 				data = bytes.Clone(data) // the documents keep slices of it
 			}
-			crdFiles = append(crdFiles, &crdFile{path: f.Path, data: data})
+			crdFiles[i] = append(crdFiles[i], &crdFile{path: f.Path, data: data})
 		}
 	}
-	parallel(len(crdFiles), func(i int) {
-		f := crdFiles[i]
-		f.ds, f.err = docs.Split(f.path, f.data)
-	})
-	for _, f := range crdFiles {
+	split := func(fs []*crdFile) {
+		parallel(len(fs), func(i int) { fs[i].ds, fs[i].err = docs.Split(fs[i].path, fs[i].data) })
+	}
+	// The inputs are read (for their hints) while the --crds files convert.
+	read(0, crds, false)
+	scanned := make(chan struct{})
+	go func() {
+		defer close(scanned)
+		read(1, inputs, true)
+	}()
+	split(crdFiles[0])
+	<-scanned
+	split(crdFiles[1])
+	for _, es := range errs {
+		for _, err := range es {
+			fmt.Fprintf(stderr, "crdkit: %v\n", err)
+			status = 2
+		}
+	}
+	for _, f := range append(crdFiles[0], crdFiles[1]...) {
 		if f.err != nil {
 			fmt.Fprintf(stderr, "crdkit: %v\n", f.err)
 			status = 2
@@ -301,8 +317,8 @@ func typeMetaHints(file string, data []byte) []string {
 }
 
 // jsonTypeMeta reads the top-level "apiVersion" and "kind" string values
-// of a JSON object (the last of each, as a decoder would keep), skipping
-// every other value. It stops at anything it does not expect.
+// of a JSON object, skipping every other value, until it has both (they
+// usually come first). It stops at anything it does not expect.
 func jsonTypeMeta(b []byte) (apiVersion, kind string) {
 	i := 1 // past '{'
 	ws := func() {
@@ -352,6 +368,9 @@ func jsonTypeMeta(b []byte) (apiVersion, kind string) {
 				apiVersion = v
 			case "kind":
 				kind = v
+			}
+			if apiVersion != "" && kind != "" {
+				return // enough for a hint: spare the rest of the document
 			}
 		} else if !skipJSON(b, &i) {
 			return
@@ -423,6 +442,9 @@ func yamlTypeMeta(b []byte) (apiVersion, kind string) {
 				}
 				*f.dst = string(v)
 			}
+		}
+		if apiVersion != "" && kind != "" {
+			return
 		}
 	}
 	return

@@ -11,7 +11,7 @@ func TestTypeMetaHints(t *testing.T) {
 	for _, c := range []struct{ name, in string }{
 		{"json", `{"apiVersion":"a/v1","kind":"K","metadata":{"kind":"Nested"}}`},
 		{"json nested first", `{"spec":{"kind":"X","l":[1,"}",{"a":"\"]"}]},"kind":"K","apiVersion":"a/v1"}`},
-		{"json last wins", `{"kind":"X","apiVersion":"a/v1","kind":"K"}`},
+		{"json stops at both", `{"kind":"K","apiVersion":"a/v1","kind":"X"}`},
 		{"json numbers and literals", `{"n":-1.5e3,"t":true,"z":null,"apiVersion":"a/v1","kind":"K"}`},
 		{"yaml", "apiVersion: a/v1\nkind: K # comment\nspec:\n  kind: Nested\n"},
 		{"yaml quoted", "apiVersion: \"a/v1\"\nkind: 'K'\n"},
