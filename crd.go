@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/crdkit/crdkit/conversion"
+	"github.com/crdkit/crdkit/internal/par"
 	"github.com/crdkit/crdkit/objectmeta"
 	"github.com/crdkit/crdkit/printcolumns"
 	"github.com/crdkit/crdkit/rules"
@@ -146,22 +147,41 @@ func New(crd *apiextensionsv1.CustomResourceDefinition, opts ...LoadOptions) (*C
 	if len(c.lint) > 0 && !o.AllowInvalid {
 		return nil, newInvalid(crdGroupKind, v1.Name, c.lint)
 	}
-	for _, v := range v1.Spec.Versions {
-		ver := &Version{crd: c, name: v.Name, served: v.Served, storage: v.Storage,
-			deprecated: v.Deprecated, warning: v.DeprecationWarning}
-		if iv := internalVersionSchema(internal, v.Name); iv != nil {
-			if s, err := schema.Compile(propsFromInternal(iv)); err == nil {
-				ver.schema = s
-			} else if !o.AllowInvalid {
-				return nil, fmt.Errorf("version %s: %w", v.Name, err)
-			}
-			if ver.schema != nil && ver.schema.Summary()&schema.HasRules != 0 {
-				var err error
-				if ver.rules, err = rules.Compile(ver.schema); err != nil && !o.AllowInvalid {
-					return nil, fmt.Errorf("version %s: %w", v.Name, err)
-				}
+	// The versions' schemas and rules compile on all cores; the first
+	// failure in version order is the one returned.
+	type compiled struct {
+		schema *schema.Schema
+		rules  *rules.Validator
+		err    error
+	}
+	comp := make([]compiled, len(v1.Spec.Versions))
+	par.Each(len(comp), func(i int) {
+		name, cv := v1.Spec.Versions[i].Name, &comp[i]
+		iv := internalVersionSchema(internal, name)
+		if iv == nil {
+			return
+		}
+		s, err := schema.Compile(propsFromInternal(iv))
+		if err == nil {
+			cv.schema = s
+		} else if !o.AllowInvalid {
+			cv.err = fmt.Errorf("version %s: %w", name, err)
+			return
+		}
+		if cv.schema != nil && cv.schema.Summary()&schema.HasRules != 0 {
+			var err error
+			if cv.rules, err = rules.Compile(cv.schema); err != nil && !o.AllowInvalid {
+				cv.err = fmt.Errorf("version %s: %w", name, err)
 			}
 		}
+	})
+	for i, v := range v1.Spec.Versions {
+		ver := &Version{crd: c, name: v.Name, served: v.Served, storage: v.Storage,
+			deprecated: v.Deprecated, warning: v.DeprecationWarning}
+		if comp[i].err != nil {
+			return nil, comp[i].err
+		}
+		ver.schema, ver.rules = comp[i].schema, comp[i].rules
 		ver.columns, ver.columnsErr = printcolumns.Compile(v.AdditionalPrinterColumns)
 		if sr := v.Subresources; sr != nil {
 			ver.statusSubresource = sr.Status != nil

@@ -14,6 +14,7 @@ import (
 	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/crdkit/crdkit/internal/par"
 	"github.com/crdkit/crdkit/rules"
 	"github.com/crdkit/crdkit/schema"
 )
@@ -65,6 +66,13 @@ func validateSpec(spec *apiextensions.CustomResourceDefinitionSpec, fp *field.Pa
 		}
 	}
 
+	// The versions' schemas (CEL rules compiled and costed) are checked on
+	// all cores, the errors kept in version order.
+	schemaErrs := make([]field.ErrorList, len(spec.Versions))
+	par.Each(len(spec.Versions), func(i int) {
+		v := &spec.Versions[i]
+		schemaErrs[i] = validateSchema(v.Schema, hasStatus(subresourcesFor(spec, v.Name)), fp.Child("versions").Index(i).Child("schema"))
+	})
 	storage := 0
 	seen := map[string]bool{}
 	unique := true
@@ -81,7 +89,7 @@ func validateSpec(spec *apiextensions.CustomResourceDefinitionSpec, fp *field.Pa
 		if e := utilvalidation.IsDNS1035Label(v.Name); len(e) > 0 {
 			errs = append(errs, field.Invalid(vp.Child("name"), v.Name, strings.Join(e, ",")))
 		}
-		errs = append(errs, validateVersion(spec, v, vp)...)
+		errs = append(errs, validateVersion(spec, v, vp, schemaErrs[i])...)
 	}
 
 	if spec.Validation != nil && hasPerVersion(spec.Versions, func(v *apiextensions.CustomResourceDefinitionVersion) bool { return v.Schema != nil }) {
@@ -140,12 +148,14 @@ func validateSpec(spec *apiextensions.CustomResourceDefinitionSpec, fp *field.Pa
 	return errs
 }
 
-func validateVersion(spec *apiextensions.CustomResourceDefinitionSpec, v *apiextensions.CustomResourceDefinitionVersion, fp *field.Path) field.ErrorList {
+// validateVersion checks one version; schemaErrs are its schema's errors
+// (validateSchema's).
+func validateVersion(spec *apiextensions.CustomResourceDefinitionSpec, v *apiextensions.CustomResourceDefinitionVersion, fp *field.Path, schemaErrs field.ErrorList) field.ErrorList {
 	var errs field.ErrorList
 	for _, e := range deprecationWarningErrors(v.Deprecated, v.DeprecationWarning) {
 		errs = append(errs, field.Invalid(fp.Child("deprecationWarning"), v.DeprecationWarning, e))
 	}
-	errs = append(errs, validateSchema(v.Schema, hasStatus(subresourcesFor(spec, v.Name)), fp.Child("schema"))...)
+	errs = append(errs, schemaErrs...)
 	errs = append(errs, validateSubresources(v.Subresources, fp.Child("subresources"))...)
 	for i := range v.AdditionalPrinterColumns {
 		errs = append(errs, validateColumn(&v.AdditionalPrinterColumns[i], fp.Child("additionalPrinterColumns").Index(i))...)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/crdkit/crdkit"
 	"github.com/crdkit/crdkit/internal/docs"
+	"github.com/crdkit/crdkit/internal/par"
 )
 
 // registry finds the CRD version serving an apiVersion and kind. CRDs are
@@ -191,7 +192,7 @@ func loadRegistry(crds, inputs []string, stderr io.Writer) (*registry, int) {
 		}
 	}
 	split := func(fs []*crdFile) {
-		parallel(len(fs), func(i int) { fs[i].ds, fs[i].err = docs.Split(fs[i].path, fs[i].data) })
+		par.Each(len(fs), func(i int) { fs[i].ds, fs[i].err = docs.Split(fs[i].path, fs[i].data) })
 	}
 	// The inputs are read (for their hints) while the --crds files convert.
 	read(0, crds, false)
@@ -226,26 +227,6 @@ func loadRegistry(crds, inputs []string, stderr io.Writer) (*registry, int) {
 	}
 	reg.prefetch(hints)
 	return reg, status
-}
-
-// parallel runs f(0..n-1) on GOMAXPROCS goroutines.
-func parallel(n int, f func(int)) {
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range min(n, runtime.GOMAXPROCS(0)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				f(i)
-			}
-		}()
-	}
-	for i := range n {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
 }
 
 // prefetch compiles, in the background on GOMAXPROCS goroutines, the
