@@ -127,7 +127,8 @@ func Load(data []byte, opts ...LoadOptions) (*CRD, error) {
 }
 
 // New compiles a typed CustomResourceDefinition. It does not modify crd. See
-// Load for what it refuses.
+// Load for what it refuses. The versions are checked and compiled on up to
+// GOMAXPROCS goroutines; the result does not depend on their number.
 func New(crd *apiextensionsv1.CustomResourceDefinition, opts ...LoadOptions) (*CRD, error) {
 	var o LoadOptions
 	for _, x := range opts {
