@@ -62,7 +62,8 @@ standard input) against the CRD that serves its apiVersion and kind, as a
 dry-run create would: what the server returns (pruned, defaulted), its
 warnings, or its Status (code, reason, message and causes). Namespaced
 objects without a namespace get -n's, else "default". CRDs are taken from
---crds and from the inputs, and compiled only when an object needs them.
+--crds and from the inputs, and compiled only for the objects that name
+them, on all cores, ahead of the objects, in the order the inputs need them.
 Documents no CRD serves (Deployments, ConfigMaps...) are reported as not
 checked. Results come in input order; -o json prints
 {"results":[...]} as DESIGN.md specifies, streamed as documents are checked.
