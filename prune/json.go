@@ -1,9 +1,11 @@
 package prune
 
 import (
+	"slices"
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/crdkit/crdkit/internal/box"
 	"github.com/crdkit/crdkit/schema"
 )
 
@@ -28,9 +30,11 @@ import (
 // reports the server's error.
 //
 // The strings of obj share one copy of data; the copy stays in memory as
-// long as any of them does.
+// long as any of them does. Likewise its strings, numbers and arrays are
+// put in interfaces a chunk at a time (internal/box) and the paths
+// rendered into shared strings, so a value kept keeps its chunk in memory.
 func JSON(data []byte, s *schema.Schema, opts Options, dst []string) (obj map[string]any, paths []string, ok bool) {
-	d := decoder{s: string(data), w: walker{paths: dst, track: !opts.NoPaths}}
+	d := decoder{s: string(data), track: !opts.NoPaths}
 	d.path = make([]seg, 0, 16)
 	var empty schema.Schema
 	s, emb := top(s, opts, &empty)
@@ -43,7 +47,7 @@ func JSON(data []byte, s *schema.Schema, opts Options, dst []string) (obj map[st
 		return nil, nil, false
 	}
 	obj, _ = v.(map[string]any)
-	return obj, d.w.sorted(len(dst)), true
+	return obj, d.paths(dst), true
 }
 
 // maxJSONDepth bounds the nesting JSON decodes itself; the server's decoder
@@ -61,8 +65,21 @@ type decoder struct {
 	i     int  // the next byte to read
 	bad   bool // gave up: the results are discarded
 	depth int
-	w     walker
+	track bool // record the pruned paths
 	path  []seg
+	// The pruned paths are rendered one after the other in pb; pends holds
+	// where each ends. When pb is full its contents are made one string,
+	// put in chunks, and nchunk counts the paths in each chunk.
+	pb     []byte
+	pends  []int
+	chunks []string
+	nchunk []int
+	// members and elems are stacks of the members and elements of the
+	// objects and arrays being decoded: each is put in a map or slice of
+	// its exact size at the closing bracket.
+	members []member
+	elems   []any
+	box     box.Slab
 	// keys holds the keys of the objects being skipped or emptied, to
 	// find duplicates among keys that are not put in a map.
 	keys []string
@@ -169,13 +186,127 @@ func (d *decoder) distinct(mark int, k string) {
 	d.keys = append(d.keys, k)
 }
 
-// put sets m[k] = v, failing when k was set already.
-func (d *decoder) put(m map[string]any, k string, v any) {
+// set sets m[k] = v, failing when k was set already.
+func (d *decoder) set(m map[string]any, k string, v any) {
 	n := len(m)
 	m[k] = v
 	if len(m) == n {
 		d.fail()
 	}
+}
+
+// member is a decoded member of an object.
+type member struct {
+	k string
+	v any
+}
+
+// put adds the member k: v to the object being decoded.
+func (d *decoder) put(k string, v any) {
+	if d.members == nil {
+		d.members = make([]member, 0, 16)
+	}
+	d.members = append(d.members, member{k, v})
+}
+
+// push adds the element v to the array being decoded.
+func (d *decoder) push(v any) {
+	if d.elems == nil {
+		d.elems = make([]any, 0, 16)
+	}
+	d.elems = append(d.elems, v)
+}
+
+// mapFrom makes the map of the members put since mark and pops them,
+// failing when a key repeats.
+func (d *decoder) mapFrom(mark int) map[string]any {
+	ms := d.members[mark:]
+	m := make(map[string]any, len(ms))
+	for _, e := range ms {
+		m[e.k] = e.v
+	}
+	if len(m) != len(ms) {
+		d.fail()
+	}
+	d.members = d.members[:mark]
+	return m
+}
+
+// sliceFrom makes the array of the elements pushed since mark, boxed, and
+// pops them.
+func (d *decoder) sliceFrom(mark int) any {
+	out := make([]any, len(d.elems)-mark)
+	copy(out, d.elems[mark:])
+	d.elems = d.elems[:mark]
+	return d.box.Slice(out)
+}
+
+// record notes that key was removed from the map at d.path, as
+// walker.record does: the top-level apiVersion, kind and metadata are
+// not reported.
+func (d *decoder) record(key string) {
+	if d.track && (len(d.path) > 0 || !isMeta(key)) {
+		d.addPath(key)
+	}
+}
+
+// The buffer the paths are rendered in starts at minPathBuf bytes and
+// doubles each time it is full, up to maxPathBuf.
+const (
+	minPathBuf = 256
+	maxPathBuf = 4096
+)
+
+// addPath renders the path of key at d.path into d.pb. The paths in the
+// buffer are made strings (one allocation for all of them) when it is full.
+func (d *decoder) addPath(key string) {
+	n := pathLen(d.path, key)
+	if len(d.pb)+n > cap(d.pb) {
+		// Full: make strings of the paths in the buffer and start a new
+		// one, twice as large.
+		d.flushPaths()
+		d.pb = make([]byte, 0, max(min(2*cap(d.pb), maxPathBuf), minPathBuf, n))
+		if d.pends == nil {
+			d.pends = make([]int, 0, 16)
+		}
+	}
+	d.pb = appendPath(d.pb, d.path, key)
+	d.pends = append(d.pends, len(d.pb)) // relative to the chunk
+}
+
+// flushPaths makes the paths rendered in d.pb a chunk.
+func (d *decoder) flushPaths() {
+	done := 0
+	if len(d.nchunk) > 0 {
+		done = d.nchunk[len(d.nchunk)-1]
+	}
+	if len(d.pends) > done { // a path can be empty: the key "" at the top
+		d.chunks = append(d.chunks, string(d.pb))
+		d.nchunk = append(d.nchunk, len(d.pends))
+		d.pb = d.pb[:0]
+	}
+}
+
+// paths appends the paths recorded to dst, sorted.
+func (d *decoder) paths(dst []string) []string {
+	d.flushPaths()
+	if len(d.pends) == 0 {
+		return dst
+	}
+	out := slices.Grow(dst, len(d.pends))
+	i := 0
+	for c, all := range d.chunks {
+		start := 0
+		for ; i < d.nchunk[c]; i++ {
+			end := d.pends[i]
+			out = append(out, all[start:end])
+			start = end
+		}
+	}
+	if len(d.pends) > 1 {
+		slices.Sort(out[len(dst):])
+	}
+	return out
 }
 
 // value decodes the next value and prunes it against s as prune does.
@@ -195,19 +326,19 @@ func (d *decoder) value(s *schema.Schema, emb bool) any {
 		}
 		items := s.Items()
 		iemb := items != nil && items.EmbeddedResource()
-		out := []any{}
-		if !d.first(']') {
-			return out
-		}
-		for n := 0; ; n++ {
-			d.path = append(d.path, indexSeg(n))
-			out = append(out, d.value(items, iemb))
-			d.path = d.path[:len(d.path)-1]
-			if !d.more(']') {
-				break
+		mark := len(d.elems)
+		if d.first(']') {
+			for n := 0; ; n++ {
+				d.path = append(d.path, indexSeg(n))
+				v := d.value(items, iemb)
+				d.push(v)
+				d.path = d.path[:len(d.path)-1]
+				if !d.more(']') {
+					break
+				}
 			}
 		}
-		return out
+		return d.sliceFrom(mark)
 	}
 	return d.scalar()
 }
@@ -231,16 +362,14 @@ func (d *decoder) object(s *schema.Schema, emb bool) any {
 		}
 		switch c := s.Property(k); {
 		case emb && isMeta(k):
-			d.put(m, k, d.any())
+			d.set(m, k, d.any())
 		case c != nil:
-			d.put(m, k, d.child(c, k))
+			d.set(m, k, d.child(c, k))
 		case addlSet:
-			d.put(m, k, d.child(addl, k))
+			d.set(m, k, d.child(addl, k))
 		default:
 			d.distinct(mark, k)
-			if d.w.track {
-				d.w.record(d.path, k)
-			}
+			d.record(k)
 			d.skip()
 		}
 		if !d.more('}') {
@@ -271,9 +400,9 @@ func (d *decoder) preserve(s *schema.Schema, emb bool) any {
 		if !d.enter() {
 			return nil
 		}
-		m := map[string]any{}
+		mark := len(d.members)
 		if !d.first('}') {
-			return m
+			return d.mapFrom(mark)
 		}
 		for {
 			k := d.key()
@@ -282,19 +411,19 @@ func (d *decoder) preserve(s *schema.Schema, emb bool) any {
 			}
 			switch c := s.Property(k); {
 			case emb && isMeta(k):
-				d.put(m, k, d.any())
+				d.put(k, d.any())
 			case c != nil:
-				d.put(m, k, d.child(c, k))
+				d.put(k, d.child(c, k))
 			case addlSet:
-				d.put(m, k, d.child(addl, k))
+				d.put(k, d.child(addl, k))
 			default:
-				d.put(m, k, d.any())
+				d.put(k, d.any())
 			}
 			if !d.more('}') {
 				break
 			}
 		}
-		return m
+		return d.mapFrom(mark)
 	case '[':
 		items := s.Items()
 		if items == nil {
@@ -304,24 +433,25 @@ func (d *decoder) preserve(s *schema.Schema, emb bool) any {
 			return nil
 		}
 		iemb := items.EmbeddedResource()
-		out := []any{}
-		if !d.first(']') {
-			return out
-		}
-		for n := 0; ; n++ {
-			d.path = append(d.path, indexSeg(n))
-			switch d.peek() {
-			case '{', '[':
-				out = append(out, d.preserve(items, iemb))
-			default:
-				out = append(out, d.scalar())
+		mark := len(d.elems)
+		if d.first(']') {
+			for n := 0; ; n++ {
+				d.path = append(d.path, indexSeg(n))
+				var v any
+				switch d.peek() {
+				case '{', '[':
+					v = d.preserve(items, iemb)
+				default:
+					v = d.scalar()
+				}
+				d.push(v)
+				d.path = d.path[:len(d.path)-1]
+				if !d.more(']') {
+					break
+				}
 			}
-			d.path = d.path[:len(d.path)-1]
-			if !d.more(']') {
-				break
-			}
 		}
-		return out
+		return d.sliceFrom(mark)
 	}
 	return d.scalar()
 }
@@ -342,8 +472,8 @@ func (d *decoder) all() any {
 					return nil
 				}
 				d.distinct(mark, k)
-				if d.w.track {
-					d.w.paths = append(d.w.paths, render(d.path, k))
+				if d.track {
+					d.addPath(k)
 				}
 				d.skip()
 				if !d.more('}') {
@@ -357,19 +487,19 @@ func (d *decoder) all() any {
 		if !d.enter() {
 			return nil
 		}
-		out := []any{}
-		if !d.first(']') {
-			return out
-		}
-		for n := 0; ; n++ {
-			d.path = append(d.path, indexSeg(n))
-			out = append(out, d.all())
-			d.path = d.path[:len(d.path)-1]
-			if !d.more(']') {
-				break
+		mark := len(d.elems)
+		if d.first(']') {
+			for n := 0; ; n++ {
+				d.path = append(d.path, indexSeg(n))
+				v := d.all()
+				d.push(v)
+				d.path = d.path[:len(d.path)-1]
+				if !d.more(']') {
+					break
+				}
 			}
 		}
-		return out
+		return d.sliceFrom(mark)
 	}
 	return d.scalar()
 }
@@ -381,36 +511,35 @@ func (d *decoder) any() any {
 		if !d.enter() {
 			return nil
 		}
-		m := map[string]any{}
-		if !d.first('}') {
-			return m
-		}
-		for {
-			k := d.key()
-			if d.bad {
-				return nil
+		mark := len(d.members)
+		if d.first('}') {
+			for {
+				k := d.key()
+				if d.bad {
+					return nil
+				}
+				d.put(k, d.any())
+				if !d.more('}') {
+					break
+				}
 			}
-			d.put(m, k, d.any())
-			if !d.more('}') {
-				break
-			}
 		}
-		return m
+		return d.mapFrom(mark)
 	case '[':
 		if !d.enter() {
 			return nil
 		}
-		out := []any{}
-		if !d.first(']') {
-			return out
-		}
-		for {
-			out = append(out, d.any())
-			if !d.more(']') {
-				break
+		mark := len(d.elems)
+		if d.first(']') {
+			for {
+				v := d.any()
+				d.push(v)
+				if !d.more(']') {
+					break
+				}
 			}
 		}
-		return out
+		return d.sliceFrom(mark)
 	}
 	return d.scalar()
 }
@@ -459,7 +588,7 @@ func (d *decoder) skip() {
 func (d *decoder) scalar() any {
 	switch d.peek() {
 	case '"':
-		return d.str()
+		return d.box.String(d.str())
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
 		return d.number(true)
 	}
@@ -540,13 +669,16 @@ func (d *decoder) number(value bool) any {
 			return nil
 		}
 		if neg {
-			return -int64(n)
+			return d.box.Int64(-int64(n))
 		}
-		return int64(n)
+		return d.box.Int64(int64(n))
 	}
 	if !frac {
 		if i, err := strconv.ParseInt(lit, 10, 64); err == nil {
-			return i
+			if !value {
+				return nil
+			}
+			return d.box.Int64(i)
 		}
 	}
 	f, err := strconv.ParseFloat(lit, 64)
@@ -554,7 +686,10 @@ func (d *decoder) number(value bool) any {
 		d.fail()
 		return nil
 	}
-	return f
+	if !value {
+		return nil
+	}
+	return d.box.Float64(f)
 }
 
 // str reads a string at the opening quote. Without escapes it is a slice

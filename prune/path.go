@@ -21,25 +21,30 @@ func (s seg) isIndex() bool { return s.index >= 0 }
 // path segments: a key is preceded by a dot unless it comes first, and an
 // index is written as [i] without a dot.
 func render(path []seg, key string) string {
-	n := len(key)
-	for i, s := range path {
+	var small [128]byte
+	return string(appendPath(small[:0], path, key))
+}
+
+// pathLen bounds the length of the path of key in the map at path (it
+// counts one dot more than there is).
+func pathLen(path []seg, key string) int {
+	n := len(key) + 1
+	for _, s := range path {
 		if s.isIndex() {
-			n += 2 + digits(s.index)
+			n += 3 // '[', a digit and ']' or '.'; more digits below
+			for i := s.index; i >= 10; i /= 10 {
+				n++
+			}
 			continue
 		}
-		n += len(s.key)
-		if i > 0 {
-			n++
-		}
+		n += len(s.key) + 1
 	}
-	if len(path) > 0 {
-		n++
-	}
-	var small [128]byte
-	b := small[:0]
-	if n > len(small) {
-		b = make([]byte, 0, n)
-	}
+	return n
+}
+
+// appendPath appends the path of key in the map at path, as render renders
+// it, to b.
+func appendPath(b []byte, path []seg, key string) []byte {
 	for i, s := range path {
 		if s.isIndex() {
 			b = append(b, '[')
@@ -55,8 +60,7 @@ func render(path []seg, key string) string {
 	if len(path) > 0 {
 		b = append(b, '.')
 	}
-	b = append(b, key...)
-	return string(b)
+	return append(b, key...)
 }
 
 func appendInt(b []byte, i int) []byte {
@@ -71,13 +75,4 @@ func appendInt(b []byte, i int) []byte {
 		}
 	}
 	return append(b, d[j:]...)
-}
-
-func digits(i int) int {
-	n := 1
-	for i >= 10 {
-		i /= 10
-		n++
-	}
-	return n
 }
