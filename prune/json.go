@@ -3,6 +3,7 @@ package prune
 import (
 	"slices"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/crdkit/crdkit/internal/box"
@@ -70,10 +71,15 @@ type decoder struct {
 	// The pruned paths are rendered one after the other in pb; pends holds
 	// where each ends. When pb is full its contents are made one string,
 	// put in chunks, and nchunk counts the paths in each chunk.
-	pb     []byte
+	pb     strings.Builder
 	pends  []int
 	chunks []string
 	nchunk []int
+	// ptext is the text of the first nr segments of path, and pseg where
+	// the text of each ends.
+	ptext []byte
+	pseg  []int
+	nr    int
 	// members and elems are stacks of the members and elements of the
 	// objects and arrays being decoded: each is put in a map or slice of
 	// its exact size at the closing bracket.
@@ -257,21 +263,44 @@ const (
 	maxPathBuf = 4096
 )
 
-// addPath renders the path of key at d.path into d.pb. The paths in the
-// buffer are made strings (one allocation for all of them) when it is full.
+// addPath renders the path of key at d.path into d.pb.
 func (d *decoder) addPath(key string) {
-	n := pathLen(d.path, key)
-	if len(d.pb)+n > cap(d.pb) {
-		// Full: make strings of the paths in the buffer and start a new
+	// The text of d.path, rendered into d.ptext as far as it is still the
+	// same.
+	t := d.ptext[:0]
+	if d.nr > 0 {
+		t = d.ptext[:d.pseg[d.nr-1]]
+	}
+	d.pseg = d.pseg[:d.nr]
+	for i := d.nr; i < len(d.path); i++ {
+		t = appendSeg(t, i, d.path[i])
+		d.pseg = append(d.pseg, len(t))
+	}
+	d.ptext, d.nr = t, len(d.path)
+	n := len(t) + 1 + len(key)
+	if d.pb.Cap()-d.pb.Len() < n {
+		// Full: make a chunk of the paths in the buffer and start a new
 		// one, twice as large.
+		c := d.pb.Cap()
 		d.flushPaths()
-		d.pb = make([]byte, 0, max(min(2*cap(d.pb), maxPathBuf), minPathBuf, n))
+		d.pb.Grow(max(min(2*c, maxPathBuf), minPathBuf, n))
 		if d.pends == nil {
 			d.pends = make([]int, 0, 16)
 		}
 	}
-	d.pb = appendPath(d.pb, d.path, key)
-	d.pends = append(d.pends, len(d.pb)) // relative to the chunk
+	d.pb.Write(t)
+	if len(d.path) > 0 {
+		d.pb.WriteByte('.')
+	}
+	d.pb.WriteString(key)
+	d.pends = append(d.pends, d.pb.Len()) // relative to the chunk
+}
+
+// pop leaves the last segment of d.path.
+func (d *decoder) pop() {
+	n := len(d.path) - 1
+	d.path = d.path[:n]
+	d.nr = min(d.nr, n)
 }
 
 // flushPaths makes the paths rendered in d.pb a chunk.
@@ -281,10 +310,10 @@ func (d *decoder) flushPaths() {
 		done = d.nchunk[len(d.nchunk)-1]
 	}
 	if len(d.pends) > done { // a path can be empty: the key "" at the top
-		d.chunks = append(d.chunks, string(d.pb))
+		d.chunks = append(d.chunks, d.pb.String())
 		d.nchunk = append(d.nchunk, len(d.pends))
-		d.pb = d.pb[:0]
 	}
+	d.pb = strings.Builder{}
 }
 
 // paths appends the paths recorded to dst, sorted.
@@ -332,7 +361,7 @@ func (d *decoder) value(s *schema.Schema, emb bool) any {
 				d.path = append(d.path, indexSeg(n))
 				v := d.value(items, iemb)
 				d.push(v)
-				d.path = d.path[:len(d.path)-1]
+				d.pop()
 				if !d.more(']') {
 					break
 				}
@@ -384,7 +413,7 @@ func (d *decoder) object(s *schema.Schema, emb bool) any {
 func (d *decoder) child(c *schema.Schema, k string) any {
 	d.path = append(d.path, keySeg(k))
 	v := d.value(c, c != nil && c.EmbeddedResource())
-	d.path = d.path[:len(d.path)-1]
+	d.pop()
 	return v
 }
 
@@ -445,7 +474,7 @@ func (d *decoder) preserve(s *schema.Schema, emb bool) any {
 					v = d.scalar()
 				}
 				d.push(v)
-				d.path = d.path[:len(d.path)-1]
+				d.pop()
 				if !d.more(']') {
 					break
 				}
@@ -493,7 +522,7 @@ func (d *decoder) all() any {
 				d.path = append(d.path, indexSeg(n))
 				v := d.all()
 				d.push(v)
-				d.path = d.path[:len(d.path)-1]
+				d.pop()
 				if !d.more(']') {
 					break
 				}
@@ -699,6 +728,16 @@ func (d *decoder) str() string {
 	start := d.i + 1
 	j := start
 	for j < len(s) {
+		// Most bytes are printable ASCII other than a quote or backslash.
+		for j+4 <= len(s) && plainByte[s[j]] && plainByte[s[j+1]] && plainByte[s[j+2]] && plainByte[s[j+3]] {
+			j += 4
+		}
+		for j < len(s) && plainByte[s[j]] {
+			j++
+		}
+		if j == len(s) {
+			break
+		}
 		c := s[j]
 		switch {
 		case c == '"':
@@ -723,6 +762,15 @@ func (d *decoder) str() string {
 	d.fail()
 	return ""
 }
+
+// plainByte holds the bytes a string can hold as they are: printable ASCII
+// other than a quote or a backslash.
+var plainByte = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 // unescape finishes a string that starts at start and has an escape at j.
 func (d *decoder) unescape(start, j int) string {

@@ -25,37 +25,25 @@ func render(path []seg, key string) string {
 	return string(appendPath(small[:0], path, key))
 }
 
-// pathLen bounds the length of the path of key in the map at path (it
-// counts one dot more than there is).
-func pathLen(path []seg, key string) int {
-	n := len(key) + 1
-	for _, s := range path {
-		if s.isIndex() {
-			n += 3 // '[', a digit and ']' or '.'; more digits below
-			for i := s.index; i >= 10; i /= 10 {
-				n++
-			}
-			continue
-		}
-		n += len(s.key) + 1
+// appendSeg appends the text of s, the i'th segment of a path, as render
+// renders it.
+func appendSeg(b []byte, i int, s seg) []byte {
+	if s.isIndex() {
+		b = append(b, '[')
+		b = appendInt(b, s.index)
+		return append(b, ']')
 	}
-	return n
+	if i > 0 {
+		b = append(b, '.')
+	}
+	return append(b, s.key...)
 }
 
 // appendPath appends the path of key in the map at path, as render renders
 // it, to b.
 func appendPath(b []byte, path []seg, key string) []byte {
 	for i, s := range path {
-		if s.isIndex() {
-			b = append(b, '[')
-			b = appendInt(b, s.index)
-			b = append(b, ']')
-			continue
-		}
-		if i > 0 {
-			b = append(b, '.')
-		}
-		b = append(b, s.key...)
+		b = appendSeg(b, i, s)
 	}
 	if len(path) > 0 {
 		b = append(b, '.')
