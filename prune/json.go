@@ -35,7 +35,7 @@ import (
 // put in interfaces a chunk at a time (internal/box) and the paths
 // rendered into shared strings, so a value kept keeps its chunk in memory.
 func JSON(data []byte, s *schema.Schema, opts Options, dst []string) (obj map[string]any, paths []string, ok bool) {
-	d := decoder{s: string(data), track: !opts.NoPaths}
+	d := decoder{s: string(data), track: !opts.NoPaths, out: dst}
 	d.path = make([]seg, 0, 16)
 	var empty schema.Schema
 	s, emb := top(s, opts, &empty)
@@ -68,13 +68,12 @@ type decoder struct {
 	depth int
 	track bool // record the pruned paths
 	path  []seg
-	// The pruned paths are rendered one after the other in pb; pends holds
-	// where each ends. When pb is full its contents are made one string,
-	// put in chunks, and nchunk counts the paths in each chunk.
-	pb     strings.Builder
-	pends  []int
-	chunks []string
-	nchunk []int
+	// The pruned paths, appended to the caller's list: each is rendered
+	// into pb, a buffer that strings are sliced from (a strings.Builder
+	// never changes what it has written), replaced by a larger one when
+	// full.
+	out []string
+	pb  strings.Builder
 	// ptext is the text of the first nr segments of path, and pseg where
 	// the text of each ends.
 	ptext []byte
@@ -267,6 +266,9 @@ const (
 func (d *decoder) addPath(key string) {
 	// The text of d.path, rendered into d.ptext as far as it is still the
 	// same.
+	if d.pseg == nil {
+		d.ptext, d.pseg = make([]byte, 0, 128), make([]int, 0, 16)
+	}
 	t := d.ptext[:0]
 	if d.nr > 0 {
 		t = d.ptext[:d.pseg[d.nr-1]]
@@ -279,21 +281,20 @@ func (d *decoder) addPath(key string) {
 	d.ptext, d.nr = t, len(d.path)
 	n := len(t) + 1 + len(key)
 	if d.pb.Cap()-d.pb.Len() < n {
-		// Full: make a chunk of the paths in the buffer and start a new
-		// one, twice as large.
 		c := d.pb.Cap()
-		d.flushPaths()
+		d.pb = strings.Builder{}
 		d.pb.Grow(max(min(2*c, maxPathBuf), minPathBuf, n))
-		if d.pends == nil {
-			d.pends = make([]int, 0, 16)
+		if c == 0 {
+			d.out = slices.Grow(d.out, 16)
 		}
 	}
+	start := d.pb.Len()
 	d.pb.Write(t)
 	if len(d.path) > 0 {
 		d.pb.WriteByte('.')
 	}
 	d.pb.WriteString(key)
-	d.pends = append(d.pends, d.pb.Len()) // relative to the chunk
+	d.out = append(d.out, d.pb.String()[start:])
 }
 
 // pop leaves the last segment of d.path.
@@ -303,39 +304,13 @@ func (d *decoder) pop() {
 	d.nr = min(d.nr, n)
 }
 
-// flushPaths makes the paths rendered in d.pb a chunk.
-func (d *decoder) flushPaths() {
-	done := 0
-	if len(d.nchunk) > 0 {
-		done = d.nchunk[len(d.nchunk)-1]
-	}
-	if len(d.pends) > done { // a path can be empty: the key "" at the top
-		d.chunks = append(d.chunks, d.pb.String())
-		d.nchunk = append(d.nchunk, len(d.pends))
-	}
-	d.pb = strings.Builder{}
-}
-
-// paths appends the paths recorded to dst, sorted.
+// paths returns the list of paths, those recorded (appended to dst)
+// sorted.
 func (d *decoder) paths(dst []string) []string {
-	d.flushPaths()
-	if len(d.pends) == 0 {
-		return dst
+	if len(d.out)-len(dst) > 1 {
+		slices.Sort(d.out[len(dst):])
 	}
-	out := slices.Grow(dst, len(d.pends))
-	i := 0
-	for c, all := range d.chunks {
-		start := 0
-		for ; i < d.nchunk[c]; i++ {
-			end := d.pends[i]
-			out = append(out, all[start:end])
-			start = end
-		}
-	}
-	if len(d.pends) > 1 {
-		slices.Sort(out[len(dst):])
-	}
-	return out
+	return d.out
 }
 
 // value decodes the next value and prunes it against s as prune does.

@@ -61,7 +61,7 @@ func iface(typ, p unsafe.Pointer) (v any) {
 // object wastes little, and each next one twice the size of the last, up
 // to maxChunk.
 const (
-	minChunk = 8
+	minChunk = 16
 	maxChunk = 512
 )
 
