@@ -32,8 +32,9 @@ import (
 // have an unknown string in every map and an unknown object in every third
 // (pruneSprinkle).
 //
-// BenchmarkPruneJSON/<crd>/<object>/{crdkit,upstream,json,valid,build}:
-// bytes in, pruned value and paths out. crdkit is prune.JSON; upstream is
+// BenchmarkPruneJSON/<crd>/<object>/{crdkit,upstream,json,valid,build,nopaths}:
+// bytes in, pruned value and paths out. crdkit is prune.JSON (nopaths the
+// same without tracking the pruned paths); upstream is
 // sigs.k8s.io/json's UnmarshalCaseSensitivePreserveInts (the server's
 // decoder) followed by pruning.PruneWithOptions with paths tracked; json is
 // the bare encoding/json Unmarshal and valid is json.Valid, the floor of
@@ -179,6 +180,13 @@ func BenchmarkPruneJSON(b *testing.B) {
 		b.Run(name+"crdkit", func(b *testing.B) {
 			cpuLoop(b, func() {
 				if _, _, ok := prune.JSON(c.raw, c.ours, prune.Options{Root: true}, nil); !ok {
+					b.Fatal("prune.JSON gave up")
+				}
+			})
+		})
+		b.Run(name+"nopaths", func(b *testing.B) {
+			cpuLoop(b, func() {
+				if _, _, ok := prune.JSON(c.raw, c.ours, prune.Options{Root: true, NoPaths: true}, nil); !ok {
 					b.Fatal("prune.JSON gave up")
 				}
 			})
