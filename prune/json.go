@@ -80,8 +80,11 @@ type decoder struct {
 	pseg  []int
 	nr    int
 	// members and elems are stacks of the members and elements of the
-	// objects and arrays being decoded: each is put in a map or slice of
-	// its exact size at the closing bracket.
+	// objects and arrays being decoded, each put in a map or slice of its
+	// exact size at the closing bracket: every array, and the objects kept
+	// whole or preserved (which can be large; a schema-directed object is
+	// built in its map directly). A give-up can leave members above an
+	// outer object's mark; the result is discarded then.
 	members []member
 	elems   []any
 	box     box.Slab
