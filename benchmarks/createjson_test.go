@@ -32,12 +32,16 @@ import (
 // have an unknown string in every map and an unknown object in every third
 // (pruneSprinkle).
 //
-// BenchmarkPruneJSON/<crd>/<object>/{crdkit,upstream,json,valid}: bytes in,
-// pruned value and paths out. crdkit is prune.JSON; upstream is
+// BenchmarkPruneJSON/<crd>/<object>/{crdkit,upstream,json,valid,build,nopaths}:
+// bytes in, pruned value and paths out. crdkit is prune.JSON (nopaths the
+// same without tracking the pruned paths); upstream is
 // sigs.k8s.io/json's UnmarshalCaseSensitivePreserveInts (the server's
 // decoder) followed by pruning.PruneWithOptions with paths tracked; json is
 // the bare encoding/json Unmarshal and valid is json.Valid, the floor of
-// reading the bytes at all.
+// reading the bytes at all. build is the floor of building the result:
+// it makes the maps and slices of the pruned value (each of its exact
+// size) from a decoded copy, putting in the same strings and numbers,
+// already boxed, and reads nothing.
 
 // createJSONCase is a createCase with its body.
 type createJSONCase struct {
@@ -180,6 +184,13 @@ func BenchmarkPruneJSON(b *testing.B) {
 				}
 			})
 		})
+		b.Run(name+"nopaths", func(b *testing.B) {
+			cpuLoop(b, func() {
+				if _, _, ok := prune.JSON(c.raw, c.ours, prune.Options{Root: true, NoPaths: true}, nil); !ok {
+					b.Fatal("prune.JSON gave up")
+				}
+			})
+		})
 		b.Run(name+"upstream", func(b *testing.B) {
 			cpuLoop(b, func() { pruneJSONUpstream(c) })
 		})
@@ -193,7 +204,31 @@ func BenchmarkPruneJSON(b *testing.B) {
 				}
 			})
 		})
+		pruned, _ := pruneJSONUpstream(c)
+		b.Run(name+"build", func(b *testing.B) {
+			cpuLoop(b, func() { _ = rebuild(pruned) })
+		})
 	}
+}
+
+// rebuild makes the maps and slices of v again, each of its exact size,
+// with v's leaves.
+func rebuild(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		m := make(map[string]any, len(v))
+		for k, x := range v {
+			m[k] = rebuild(x)
+		}
+		return m
+	case []any:
+		s := make([]any, len(v))
+		for i, x := range v {
+			s[i] = rebuild(x)
+		}
+		return s
+	}
+	return v
 }
 
 // TestPruneJSONBenchInputs checks that prune.JSON gives upstream's value and

@@ -53,6 +53,13 @@
 // caller can take the server's decoder and report its exact error; the
 // tests fuzz it against sigs.k8s.io/json followed by Object.
 //
+// What JSON builds costs little more than the maps of the result: keys and
+// strings are slices of one copy of the body, strings, numbers and arrays
+// are put in interfaces a chunk at a time (internal/box: one allocation
+// for up to 512 values), arrays are made at their exact size, and the
+// reported paths are cut from shared buffers. The price is that a value
+// kept from the result keeps the body and its chunk in memory.
+//
 // # Concurrency
 //
 // A [schema.Schema] is immutable and may be used by any number of goroutines

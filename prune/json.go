@@ -1,9 +1,12 @@
 package prune
 
 import (
+	"slices"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
+	"github.com/crdkit/crdkit/internal/box"
 	"github.com/crdkit/crdkit/schema"
 )
 
@@ -28,9 +31,11 @@ import (
 // reports the server's error.
 //
 // The strings of obj share one copy of data; the copy stays in memory as
-// long as any of them does.
+// long as any of them does. Likewise its strings, numbers and arrays are
+// put in interfaces a chunk at a time (internal/box) and the paths
+// rendered into shared strings, so a value kept keeps its chunk in memory.
 func JSON(data []byte, s *schema.Schema, opts Options, dst []string) (obj map[string]any, paths []string, ok bool) {
-	d := decoder{s: string(data), w: walker{paths: dst, track: !opts.NoPaths}}
+	d := decoder{s: string(data), track: !opts.NoPaths, out: dst}
 	d.path = make([]seg, 0, 16)
 	var empty schema.Schema
 	s, emb := top(s, opts, &empty)
@@ -43,7 +48,7 @@ func JSON(data []byte, s *schema.Schema, opts Options, dst []string) (obj map[st
 		return nil, nil, false
 	}
 	obj, _ = v.(map[string]any)
-	return obj, d.w.sorted(len(dst)), true
+	return obj, d.paths(dst), true
 }
 
 // maxJSONDepth bounds the nesting JSON decodes itself; the server's decoder
@@ -61,8 +66,28 @@ type decoder struct {
 	i     int  // the next byte to read
 	bad   bool // gave up: the results are discarded
 	depth int
-	w     walker
+	track bool // record the pruned paths
 	path  []seg
+	// The pruned paths, appended to the caller's list: each is rendered
+	// into pb, a buffer that strings are sliced from (a strings.Builder
+	// never changes what it has written), replaced by a larger one when
+	// full.
+	out []string
+	pb  strings.Builder
+	// ptext is the text of the first nr segments of path, and pseg where
+	// the text of each ends.
+	ptext []byte
+	pseg  []int
+	nr    int
+	// members and elems are stacks of the members and elements of the
+	// objects and arrays being decoded, each put in a map or slice of its
+	// exact size at the closing bracket: every array, and the objects kept
+	// whole or preserved (which can be large; a schema-directed object is
+	// built in its map directly). A give-up can leave members above an
+	// outer object's mark; the result is discarded then.
+	members []member
+	elems   []any
+	box     box.Slab
 	// keys holds the keys of the objects being skipped or emptied, to
 	// find duplicates among keys that are not put in a map.
 	keys []string
@@ -169,13 +194,126 @@ func (d *decoder) distinct(mark int, k string) {
 	d.keys = append(d.keys, k)
 }
 
-// put sets m[k] = v, failing when k was set already.
-func (d *decoder) put(m map[string]any, k string, v any) {
+// set sets m[k] = v, failing when k was set already.
+func (d *decoder) set(m map[string]any, k string, v any) {
 	n := len(m)
 	m[k] = v
 	if len(m) == n {
 		d.fail()
 	}
+}
+
+// member is a decoded member of an object.
+type member struct {
+	k string
+	v any
+}
+
+// put adds the member k: v to the object being decoded.
+func (d *decoder) put(k string, v any) {
+	if d.members == nil {
+		d.members = make([]member, 0, 16)
+	}
+	d.members = append(d.members, member{k, v})
+}
+
+// push adds the element v to the array being decoded.
+func (d *decoder) push(v any) {
+	if d.elems == nil {
+		d.elems = make([]any, 0, 16)
+	}
+	d.elems = append(d.elems, v)
+}
+
+// mapFrom makes the map of the members put since mark and pops them,
+// failing when a key repeats.
+func (d *decoder) mapFrom(mark int) map[string]any {
+	ms := d.members[mark:]
+	m := make(map[string]any, len(ms))
+	for _, e := range ms {
+		m[e.k] = e.v
+	}
+	if len(m) != len(ms) {
+		d.fail()
+	}
+	d.members = d.members[:mark]
+	return m
+}
+
+// sliceFrom makes the array of the elements pushed since mark, boxed, and
+// pops them.
+func (d *decoder) sliceFrom(mark int) any {
+	out := make([]any, len(d.elems)-mark)
+	copy(out, d.elems[mark:])
+	d.elems = d.elems[:mark]
+	return d.box.Slice(out)
+}
+
+// record notes that key was removed from the map at d.path, as
+// walker.record does: the top-level apiVersion, kind and metadata are
+// not reported.
+func (d *decoder) record(key string) {
+	if d.track && (len(d.path) > 0 || !isMeta(key)) {
+		d.addPath(key)
+	}
+}
+
+// The buffer the paths are rendered in starts at minPathBuf bytes and
+// doubles each time it is full, up to maxPathBuf.
+const (
+	minPathBuf = 256
+	maxPathBuf = 4096
+)
+
+// addPath renders the path of key at d.path into d.pb.
+func (d *decoder) addPath(key string) {
+	// The text of d.path, rendered into d.ptext as far as it is still the
+	// same.
+	if d.pseg == nil {
+		d.ptext, d.pseg = make([]byte, 0, 128), make([]int, 0, 16)
+	}
+	t := d.ptext[:0]
+	if d.nr > 0 {
+		t = d.ptext[:d.pseg[d.nr-1]]
+	}
+	d.pseg = d.pseg[:d.nr]
+	for i := d.nr; i < len(d.path); i++ {
+		t = appendSeg(t, i, d.path[i])
+		d.pseg = append(d.pseg, len(t))
+	}
+	d.ptext, d.nr = t, len(d.path)
+	n := len(t) + 1 + len(key)
+	if d.pb.Cap()-d.pb.Len() < n {
+		c := d.pb.Cap()
+		d.pb = strings.Builder{}
+		d.pb.Grow(max(min(2*c, maxPathBuf), minPathBuf, n))
+		if c == 0 {
+			d.out = slices.Grow(d.out, 16)
+		}
+	}
+	start := d.pb.Len()
+	d.pb.Write(t)
+	if len(d.path) > 0 {
+		d.pb.WriteByte('.')
+	}
+	d.pb.WriteString(key)
+	d.out = append(d.out, d.pb.String()[start:])
+}
+
+// pop leaves the last segment of d.path.
+func (d *decoder) pop() {
+	n := len(d.path) - 1
+	d.path = d.path[:n]
+	d.nr = min(d.nr, n)
+}
+
+// paths returns the list of paths, those recorded (appended to dst)
+// sorted.
+func (d *decoder) paths(dst []string) []string {
+	if len(d.out)-len(dst) > 1 {
+		slices.Sort(d.out[len(dst):])
+	}
+	return d.out
 }
 
 // value decodes the next value and prunes it against s as prune does.
@@ -195,19 +333,19 @@ func (d *decoder) value(s *schema.Schema, emb bool) any {
 		}
 		items := s.Items()
 		iemb := items != nil && items.EmbeddedResource()
-		out := []any{}
-		if !d.first(']') {
-			return out
-		}
-		for n := 0; ; n++ {
-			d.path = append(d.path, indexSeg(n))
-			out = append(out, d.value(items, iemb))
-			d.path = d.path[:len(d.path)-1]
-			if !d.more(']') {
-				break
+		mark := len(d.elems)
+		if d.first(']') {
+			for n := 0; ; n++ {
+				d.path = append(d.path, indexSeg(n))
+				v := d.value(items, iemb)
+				d.push(v)
+				d.pop()
+				if !d.more(']') {
+					break
+				}
 			}
 		}
-		return out
+		return d.sliceFrom(mark)
 	}
 	return d.scalar()
 }
@@ -231,16 +369,14 @@ func (d *decoder) object(s *schema.Schema, emb bool) any {
 		}
 		switch c := s.Property(k); {
 		case emb && isMeta(k):
-			d.put(m, k, d.any())
+			d.set(m, k, d.any())
 		case c != nil:
-			d.put(m, k, d.child(c, k))
+			d.set(m, k, d.child(c, k))
 		case addlSet:
-			d.put(m, k, d.child(addl, k))
+			d.set(m, k, d.child(addl, k))
 		default:
 			d.distinct(mark, k)
-			if d.w.track {
-				d.w.record(d.path, k)
-			}
+			d.record(k)
 			d.skip()
 		}
 		if !d.more('}') {
@@ -255,7 +391,7 @@ func (d *decoder) object(s *schema.Schema, emb bool) any {
 func (d *decoder) child(c *schema.Schema, k string) any {
 	d.path = append(d.path, keySeg(k))
 	v := d.value(c, c != nil && c.EmbeddedResource())
-	d.path = d.path[:len(d.path)-1]
+	d.pop()
 	return v
 }
 
@@ -271,9 +407,9 @@ func (d *decoder) preserve(s *schema.Schema, emb bool) any {
 		if !d.enter() {
 			return nil
 		}
-		m := map[string]any{}
+		mark := len(d.members)
 		if !d.first('}') {
-			return m
+			return d.mapFrom(mark)
 		}
 		for {
 			k := d.key()
@@ -282,19 +418,19 @@ func (d *decoder) preserve(s *schema.Schema, emb bool) any {
 			}
 			switch c := s.Property(k); {
 			case emb && isMeta(k):
-				d.put(m, k, d.any())
+				d.put(k, d.any())
 			case c != nil:
-				d.put(m, k, d.child(c, k))
+				d.put(k, d.child(c, k))
 			case addlSet:
-				d.put(m, k, d.child(addl, k))
+				d.put(k, d.child(addl, k))
 			default:
-				d.put(m, k, d.any())
+				d.put(k, d.any())
 			}
 			if !d.more('}') {
 				break
 			}
 		}
-		return m
+		return d.mapFrom(mark)
 	case '[':
 		items := s.Items()
 		if items == nil {
@@ -304,24 +440,25 @@ func (d *decoder) preserve(s *schema.Schema, emb bool) any {
 			return nil
 		}
 		iemb := items.EmbeddedResource()
-		out := []any{}
-		if !d.first(']') {
-			return out
-		}
-		for n := 0; ; n++ {
-			d.path = append(d.path, indexSeg(n))
-			switch d.peek() {
-			case '{', '[':
-				out = append(out, d.preserve(items, iemb))
-			default:
-				out = append(out, d.scalar())
+		mark := len(d.elems)
+		if d.first(']') {
+			for n := 0; ; n++ {
+				d.path = append(d.path, indexSeg(n))
+				var v any
+				switch d.peek() {
+				case '{', '[':
+					v = d.preserve(items, iemb)
+				default:
+					v = d.scalar()
+				}
+				d.push(v)
+				d.pop()
+				if !d.more(']') {
+					break
+				}
 			}
-			d.path = d.path[:len(d.path)-1]
-			if !d.more(']') {
-				break
-			}
 		}
-		return out
+		return d.sliceFrom(mark)
 	}
 	return d.scalar()
 }
@@ -342,8 +479,8 @@ func (d *decoder) all() any {
 					return nil
 				}
 				d.distinct(mark, k)
-				if d.w.track {
-					d.w.paths = append(d.w.paths, render(d.path, k))
+				if d.track {
+					d.addPath(k)
 				}
 				d.skip()
 				if !d.more('}') {
@@ -357,19 +494,19 @@ func (d *decoder) all() any {
 		if !d.enter() {
 			return nil
 		}
-		out := []any{}
-		if !d.first(']') {
-			return out
-		}
-		for n := 0; ; n++ {
-			d.path = append(d.path, indexSeg(n))
-			out = append(out, d.all())
-			d.path = d.path[:len(d.path)-1]
-			if !d.more(']') {
-				break
+		mark := len(d.elems)
+		if d.first(']') {
+			for n := 0; ; n++ {
+				d.path = append(d.path, indexSeg(n))
+				v := d.all()
+				d.push(v)
+				d.pop()
+				if !d.more(']') {
+					break
+				}
 			}
 		}
-		return out
+		return d.sliceFrom(mark)
 	}
 	return d.scalar()
 }
@@ -381,36 +518,35 @@ func (d *decoder) any() any {
 		if !d.enter() {
 			return nil
 		}
-		m := map[string]any{}
-		if !d.first('}') {
-			return m
-		}
-		for {
-			k := d.key()
-			if d.bad {
-				return nil
+		mark := len(d.members)
+		if d.first('}') {
+			for {
+				k := d.key()
+				if d.bad {
+					return nil
+				}
+				d.put(k, d.any())
+				if !d.more('}') {
+					break
+				}
 			}
-			d.put(m, k, d.any())
-			if !d.more('}') {
-				break
-			}
 		}
-		return m
+		return d.mapFrom(mark)
 	case '[':
 		if !d.enter() {
 			return nil
 		}
-		out := []any{}
-		if !d.first(']') {
-			return out
-		}
-		for {
-			out = append(out, d.any())
-			if !d.more(']') {
-				break
+		mark := len(d.elems)
+		if d.first(']') {
+			for {
+				v := d.any()
+				d.push(v)
+				if !d.more(']') {
+					break
+				}
 			}
 		}
-		return out
+		return d.sliceFrom(mark)
 	}
 	return d.scalar()
 }
@@ -459,7 +595,7 @@ func (d *decoder) skip() {
 func (d *decoder) scalar() any {
 	switch d.peek() {
 	case '"':
-		return d.str()
+		return d.box.String(d.str())
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
 		return d.number(true)
 	}
@@ -540,13 +676,16 @@ func (d *decoder) number(value bool) any {
 			return nil
 		}
 		if neg {
-			return -int64(n)
+			return d.box.Int64(-int64(n))
 		}
-		return int64(n)
+		return d.box.Int64(int64(n))
 	}
 	if !frac {
 		if i, err := strconv.ParseInt(lit, 10, 64); err == nil {
-			return i
+			if !value {
+				return nil
+			}
+			return d.box.Int64(i)
 		}
 	}
 	f, err := strconv.ParseFloat(lit, 64)
@@ -554,7 +693,10 @@ func (d *decoder) number(value bool) any {
 		d.fail()
 		return nil
 	}
-	return f
+	if !value {
+		return nil
+	}
+	return d.box.Float64(f)
 }
 
 // str reads a string at the opening quote. Without escapes it is a slice
@@ -564,6 +706,16 @@ func (d *decoder) str() string {
 	start := d.i + 1
 	j := start
 	for j < len(s) {
+		// Most bytes are printable ASCII other than a quote or backslash.
+		for j+4 <= len(s) && plainByte[s[j]] && plainByte[s[j+1]] && plainByte[s[j+2]] && plainByte[s[j+3]] {
+			j += 4
+		}
+		for j < len(s) && plainByte[s[j]] {
+			j++
+		}
+		if j == len(s) {
+			break
+		}
 		c := s[j]
 		switch {
 		case c == '"':
@@ -588,6 +740,15 @@ func (d *decoder) str() string {
 	d.fail()
 	return ""
 }
+
+// plainByte holds the bytes a string can hold as they are: printable ASCII
+// other than a quote or a backslash.
+var plainByte = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 // unescape finishes a string that starts at start and has an escape at j.
 func (d *decoder) unescape(start, j int) string {

@@ -21,42 +21,34 @@ func (s seg) isIndex() bool { return s.index >= 0 }
 // path segments: a key is preceded by a dot unless it comes first, and an
 // index is written as [i] without a dot.
 func render(path []seg, key string) string {
-	n := len(key)
-	for i, s := range path {
-		if s.isIndex() {
-			n += 2 + digits(s.index)
-			continue
-		}
-		n += len(s.key)
-		if i > 0 {
-			n++
-		}
-	}
-	if len(path) > 0 {
-		n++
-	}
 	var small [128]byte
-	b := small[:0]
-	if n > len(small) {
-		b = make([]byte, 0, n)
+	return string(appendPath(small[:0], path, key))
+}
+
+// appendSeg appends the text of s, the i'th segment of a path, as render
+// renders it.
+func appendSeg(b []byte, i int, s seg) []byte {
+	if s.isIndex() {
+		b = append(b, '[')
+		b = appendInt(b, s.index)
+		return append(b, ']')
 	}
+	if i > 0 {
+		b = append(b, '.')
+	}
+	return append(b, s.key...)
+}
+
+// appendPath appends the path of key in the map at path, as render renders
+// it, to b.
+func appendPath(b []byte, path []seg, key string) []byte {
 	for i, s := range path {
-		if s.isIndex() {
-			b = append(b, '[')
-			b = appendInt(b, s.index)
-			b = append(b, ']')
-			continue
-		}
-		if i > 0 {
-			b = append(b, '.')
-		}
-		b = append(b, s.key...)
+		b = appendSeg(b, i, s)
 	}
 	if len(path) > 0 {
 		b = append(b, '.')
 	}
-	b = append(b, key...)
-	return string(b)
+	return append(b, key...)
 }
 
 func appendInt(b []byte, i int) []byte {
@@ -71,13 +63,4 @@ func appendInt(b []byte, i int) []byte {
 		}
 	}
 	return append(b, d[j:]...)
-}
-
-func digits(i int) int {
-	n := 1
-	for i >= 10 {
-		i /= 10
-		n++
-	}
-	return n
 }
