@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"reflect"
 	"sort"
 	"strings"
 
@@ -62,6 +63,9 @@ type Version struct {
 	columns    *printcolumns.Columns
 	columnsErr error
 	rules      *rules.Validator // x-kubernetes-validations; nil without rules
+	// sameCoercion is the first version (in spec order) whose schema is
+	// this version's: coercing with either does the same.
+	sameCoercion *Version
 
 	// Facts a create needs, computed once.
 	statusSubresource bool                                            // status is reset on create
@@ -175,6 +179,13 @@ func New(crd *apiextensionsv1.CustomResourceDefinition, opts ...LoadOptions) (*C
 			ver.statusDefaults = st != nil && st.Summary()&schema.HasDefaults != 0
 		}
 		if _, dup := c.byName[v.Name]; !dup {
+			ver.sameCoercion = ver
+			for _, o := range c.versions {
+				if o.props != nil && ver.props != nil && reflect.DeepEqual(o.props, ver.props) {
+					ver.sameCoercion = o.sameCoercion
+					break
+				}
+			}
 			c.byName[v.Name] = ver
 			c.versions = append(c.versions, ver)
 		}
