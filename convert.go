@@ -91,8 +91,8 @@ func (c *CRD) convert(in map[string]any, isList bool, version string, opts Conve
 }
 
 // convertNone is convert for one object with strategy None, in one copy:
-// the root metadata read from in, everything else copied and pruned with
-// the target schema in one walk (prune.Copy), null pruning left out when in
+// the root metadata read from in, the object copied and pruned with the
+// target schema in one walk (prune.Copy), null pruning left out when in
 // holds no nil, then the rest of coerce on the copy. The result is
 // convert's (TestConvertFastCorpus, FuzzConvertFast). ok is false, and
 // convert must be used, unless in is in the value model (the values
@@ -120,24 +120,17 @@ func (c *CRD) convertNone(in map[string]any, version string) (out map[string]any
 	if err != nil {
 		return nil, err, true
 	}
-	// The metadata coerce writes back replaces the copy's: leave it out.
-	root := make(map[string]any, len(in))
-	for k, v := range in {
-		if k != "metadata" {
-			root[k] = v
-		}
-	}
-	cp, _ := prune.Copy(root, t.schema, prune.Options{Root: true, NoPaths: true}, nil)
+	cp, _ := prune.Copy(in, t.schema, prune.Options{Root: true, NoPaths: true}, nil)
 	out = cp.(map[string]any)
-	conversion.None(out, c.Group()+"/"+version)
+	out["apiVersion"] = t.apiVersion // conversion.None
 	if nulls {
 		defaulting.PruneNulls(out, t.schema)
 	}
 	if ferr, _ := objectmeta.Coerce(nil, out, t.schema, objectmeta.CoerceOptions{}); ferr != nil {
 		return nil, ferr, true
 	}
-	out["kind"] = kind
-	out["apiVersion"] = c.Group() + "/" + version
+	// kind and apiVersion are strings: coerce's rewrite of them is the
+	// identity.
 	if foundMeta {
 		if err := objectmeta.Set(out, meta); err != nil {
 			return nil, err, true
@@ -236,7 +229,7 @@ func (c *CRD) convertInPlace(obj map[string]any, isList bool, version string, op
 		if isList {
 			conversion.NoneList(obj, to.String())
 		} else {
-			conversion.None(obj, to.String())
+			obj["apiVersion"] = c.Version(version).apiVersion // conversion.None, without boxing a new string
 		}
 		return obj, nil
 	case apiextensionsv1.WebhookConverter:

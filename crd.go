@@ -63,6 +63,9 @@ type Version struct {
 	columns    *printcolumns.Columns
 	columnsErr error
 	rules      *rules.Validator // x-kubernetes-validations; nil without rules
+	// apiVersion is group/name, boxed once: conversions set it without
+	// allocating.
+	apiVersion any
 	// sameCoercion is the first version (in spec order) whose schema is
 	// this version's: coercing with either does the same.
 	sameCoercion *Version
@@ -154,7 +157,7 @@ func New(crd *apiextensionsv1.CustomResourceDefinition, opts ...LoadOptions) (*C
 	}
 	for _, v := range v1.Spec.Versions {
 		ver := &Version{crd: c, name: v.Name, served: v.Served, storage: v.Storage,
-			deprecated: v.Deprecated, warning: v.DeprecationWarning}
+			deprecated: v.Deprecated, warning: v.DeprecationWarning, apiVersion: v1.Spec.Group + "/" + v.Name}
 		if iv := internalVersionSchema(internal, v.Name); iv != nil {
 			ver.props = propsFromInternal(iv)
 			if s, err := schema.Compile(ver.props); err == nil {
