@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"reflect"
 	"sort"
 	"strings"
 
@@ -61,6 +62,12 @@ type Version struct {
 	columns    *printcolumns.Columns
 	columnsErr error
 	rules      *rules.Validator // x-kubernetes-validations; nil without rules
+	// apiVersion is group/name, boxed once: conversions set it without
+	// allocating.
+	apiVersion any
+	// sameCoercion is the first version (in spec order) whose schema is
+	// this version's: coercing with either does the same.
+	sameCoercion *Version
 
 	// Facts a create needs, computed once.
 	statusSubresource bool                                            // status is reset on create
@@ -151,6 +158,7 @@ func New(crd *apiextensionsv1.CustomResourceDefinition, opts ...LoadOptions) (*C
 	// The versions' schemas and rules compile on all cores; the first
 	// failure in version order is the one returned.
 	type compiled struct {
+		props  *schema.Props // for the comparison of the versions' schemas, then dropped
 		schema *schema.Schema
 		rules  *rules.Validator
 		err    error
@@ -162,7 +170,8 @@ func New(crd *apiextensionsv1.CustomResourceDefinition, opts ...LoadOptions) (*C
 		if iv == nil {
 			return
 		}
-		s, err := schema.Compile(propsFromInternal(iv))
+		cv.props = propsFromInternal(iv)
+		s, err := schema.Compile(cv.props)
 		if err == nil {
 			cv.schema = s
 		} else if !o.AllowInvalid {
@@ -176,13 +185,14 @@ func New(crd *apiextensionsv1.CustomResourceDefinition, opts ...LoadOptions) (*C
 			}
 		}
 	})
+	propsOf := make(map[*Version]*schema.Props, len(comp))
 	for i, v := range v1.Spec.Versions {
 		ver := &Version{crd: c, name: v.Name, served: v.Served, storage: v.Storage,
-			deprecated: v.Deprecated, warning: v.DeprecationWarning}
+			deprecated: v.Deprecated, warning: v.DeprecationWarning, apiVersion: v1.Spec.Group + "/" + v.Name}
 		if comp[i].err != nil {
 			return nil, comp[i].err
 		}
-		ver.schema, ver.rules = comp[i].schema, comp[i].rules
+		ver.schema, ver.rules, propsOf[ver] = comp[i].schema, comp[i].rules, comp[i].props
 		ver.columns, ver.columnsErr = printcolumns.Compile(v.AdditionalPrinterColumns)
 		if sr := v.Subresources; sr != nil {
 			ver.statusSubresource = sr.Status != nil
@@ -193,6 +203,13 @@ func New(crd *apiextensionsv1.CustomResourceDefinition, opts ...LoadOptions) (*C
 			ver.statusDefaults = st != nil && st.Summary()&schema.HasDefaults != 0
 		}
 		if _, dup := c.byName[v.Name]; !dup {
+			ver.sameCoercion = ver
+			for _, o := range c.versions {
+				if op, vp := propsOf[o], propsOf[ver]; op != nil && vp != nil && reflect.DeepEqual(op, vp) {
+					ver.sameCoercion = o.sameCoercion
+					break
+				}
+			}
 			c.byName[v.Name] = ver
 			c.versions = append(c.versions, ver)
 		}

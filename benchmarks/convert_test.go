@@ -187,37 +187,33 @@ func (c convertCase) upstreamRead(data []byte) (map[string]any, error) {
 func BenchmarkConvert(b *testing.B) {
 	for _, c := range convertCases(b) {
 		b.Run(c.name+":none/crdkit", func(b *testing.B) {
-			b.ReportAllocs()
-			for i := 0; i < b.N; i++ {
+			cpuLoop(b, func() {
 				if _, err := c.crd.Convert(c.obj, c.to); err != nil {
 					b.Fatal(err)
 				}
-			}
+			})
 		})
 		b.Run(c.name+":none/upstream", func(b *testing.B) {
-			b.ReportAllocs()
-			for i := 0; i < b.N; i++ {
+			cpuLoop(b, func() {
 				if _, err := c.upstreamConvert(c.obj); err != nil {
 					b.Fatal(err)
 				}
-			}
+			})
 		})
 		v := c.crd.Version(c.to)
 		b.Run(c.name+":read/crdkit", func(b *testing.B) {
-			b.ReportAllocs()
-			for i := 0; i < b.N; i++ {
+			cpuLoop(b, func() {
 				if _, err := v.ReadJSON(c.stored); err != nil {
 					b.Fatal(err)
 				}
-			}
+			})
 		})
 		b.Run(c.name+":read/upstream", func(b *testing.B) {
-			b.ReportAllocs()
-			for i := 0; i < b.N; i++ {
+			cpuLoop(b, func() {
 				if _, err := c.upstreamRead(c.stored); err != nil {
 					b.Fatal(err)
 				}
-			}
+			})
 		})
 	}
 }

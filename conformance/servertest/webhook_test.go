@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -92,6 +93,16 @@ func hookServer(t *testing.T) *httptest.Server {
 			_, _ = w.Write(out)
 		})
 	}
+	mux.HandleFunc("/slow", func(w http.ResponseWriter, r *http.Request) {
+		// Past the clients' timeout; the handler returns when the client
+		// gives up and closes the connection (noticed once the body is read).
+		_, _ = io.Copy(io.Discard, r.Body)
+		select {
+		case <-r.Context().Done():
+		case <-time.After(conversion.DefaultTimeout + 10*time.Second):
+		}
+		http.Error(w, "too late", 500)
+	})
 	mux.HandleFunc("/http-500", func(w http.ResponseWriter, r *http.Request) { http.Error(w, "hook down", 500) })
 	mux.HandleFunc("/not-json", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
@@ -100,6 +111,33 @@ func hookServer(t *testing.T) *httptest.Server {
 	srv := httptest.NewTLSServer(mux)
 	t.Cleanup(srv.Close)
 	return srv
+}
+
+// hookCRD is a two-version CRD (v1, and v2 for storage; different
+// schemas and defaults) of group webhook.crdkit.dev whose conversion
+// webhook is url, with review version rv.
+func hookCRD(plural, kind, rv, url string, ca []byte) []byte {
+	doc := map[string]any{
+		"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+		"metadata": map[string]any{"name": plural + ".webhook.crdkit.dev"},
+		"spec": map[string]any{
+			"group": "webhook.crdkit.dev", "scope": "Namespaced",
+			"names": map[string]any{"plural": plural, "kind": kind},
+			"conversion": map[string]any{"strategy": "Webhook", "webhook": map[string]any{
+				"conversionReviewVersions": []any{rv},
+				"clientConfig":             map[string]any{"url": url, "caBundle": ca}}},
+			"versions": []any{
+				map[string]any{"name": "v1", "served": true, "storage": false, "schema": map[string]any{"openAPIV3Schema": map[string]any{
+					"type": "object", "properties": map[string]any{"spec": map[string]any{"type": "object", "properties": map[string]any{
+						"a": map[string]any{"type": "integer", "default": 1}}}}}}},
+				map[string]any{"name": "v2", "served": true, "storage": true, "schema": map[string]any{"openAPIV3Schema": map[string]any{
+					"type": "object", "properties": map[string]any{"spec": map[string]any{"type": "object", "properties": map[string]any{
+						"b": map[string]any{"type": "integer"}, "c": map[string]any{"type": "string", "default": "cee"}}}}}}},
+			},
+		},
+	}
+	b, _ := json.Marshal(doc)
+	return b
 }
 
 func moveSpec(from, to string) conversion.Func {
@@ -131,27 +169,7 @@ func TestServerWebhook(t *testing.T) {
 	var docs [][]byte
 	for i, p := range paths {
 		for _, rv := range []string{"v1", "v1beta1"} {
-			doc := map[string]any{
-				"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
-				"metadata": map[string]any{"name": fmt.Sprintf("hooks%d%s.webhook.crdkit.dev", i, rv)},
-				"spec": map[string]any{
-					"group": "webhook.crdkit.dev", "scope": "Namespaced",
-					"names": map[string]any{"plural": fmt.Sprintf("hooks%d%s", i, rv), "kind": fmt.Sprintf("Hook%d%s", i, rv)},
-					"conversion": map[string]any{"strategy": "Webhook", "webhook": map[string]any{
-						"conversionReviewVersions": []any{rv},
-						"clientConfig":             map[string]any{"url": hooks.URL + "/" + p, "caBundle": ca}}},
-					"versions": []any{
-						map[string]any{"name": "v1", "served": true, "storage": false, "schema": map[string]any{"openAPIV3Schema": map[string]any{
-							"type": "object", "properties": map[string]any{"spec": map[string]any{"type": "object", "properties": map[string]any{
-								"a": map[string]any{"type": "integer", "default": 1}}}}}}},
-						map[string]any{"name": "v2", "served": true, "storage": true, "schema": map[string]any{"openAPIV3Schema": map[string]any{
-							"type": "object", "properties": map[string]any{"spec": map[string]any{"type": "object", "properties": map[string]any{
-								"b": map[string]any{"type": "integer"}, "c": map[string]any{"type": "string", "default": "cee"}}}}}}},
-					},
-				},
-			}
-			b, _ := json.Marshal(doc)
-			docs = append(docs, b)
+			docs = append(docs, hookCRD(fmt.Sprintf("hooks%d%s", i, rv), fmt.Sprintf("Hook%d%s", i, rv), rv, hooks.URL+"/"+p, ca))
 		}
 	}
 	results, err := srv.InstallRawCRDs(ctx, docs)
@@ -229,4 +247,121 @@ func TestServerWebhook(t *testing.T) {
 		}
 	}
 	a.report(t)
+}
+
+// TestServerWebhookSlow points the server and crdkit's client at a webhook
+// that answers after their timeout (30 s, fixed in the server): a create
+// at v1 (converted to v2 for storage) and a GET at v1 of an object stored
+// at v2, for review versions v1 and v1beta1, all at once so that the test
+// takes one timeout. The server's errors (code, reason, message with the
+// request's URL) must be crdkit's, up to net/http's text for the timeout,
+// which varies from call to call on both sides: "context deadline
+// exceeded", the same followed by " (Client.Timeout exceeded while awaiting
+// headers)", or "net/http: request canceled" followed by it. Both are
+// client-go's rest client with a 30 s timeout, which arms two 30 s timers
+// (the request context's and http.Client's); which fires first, and whether
+// the second has fired when the error is built, decides the text. The test
+// logs how many messages agree byte for byte.
+func TestServerWebhookSlow(t *testing.T) {
+	hooks := hookServer(t)
+	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: hooks.Certificate().Raw})
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	rvs := []string{"v1", "v1beta1"}
+	var docs [][]byte
+	for _, rv := range rvs {
+		docs = append(docs, hookCRD("slowhooks"+rv, "SlowHook"+rv, rv, hooks.URL+"/slow", ca))
+	}
+	results, err := srv.InstallRawCRDs(ctx, docs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := newAgreement()
+	var wg sync.WaitGroup
+	var checks []func() // after the calls
+	var same, compared int
+	exact := func(ok bool) {
+		compared++
+		if ok {
+			same++
+		}
+	}
+	start := time.Now()
+	for i, r := range results {
+		if r.CRD == nil || !r.Established {
+			t.Fatalf("CRD %d not installed: %+v", i, r.Status)
+		}
+		ck := loadCrdkit(t, r.CRD)
+		if ck == nil {
+			continue
+		}
+		hook, err := conversion.NewWebhook(r.CRD, conversion.WebhookOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		kind := r.CRD.Spec.Names.Kind
+		body := `{"apiVersion":"webhook.crdkit.dev/v1","kind":"` + kind + `","metadata":{"name":"created","namespace":"default"},"spec":{"a":3}}`
+		stored := `{"apiVersion":"webhook.crdkit.dev/v2","kind":"` + kind + `","metadata":{"name":"stored","namespace":"default"},"spec":{"b":7}}`
+		key, rev, err := srv.PutStored(ctx, r.CRD.Name, "default", "stored", []byte(stored))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = srv.DeleteStored(context.Background(), r.CRD.Name, "default", "stored") })
+		var res, read oracle.Result
+		var got crdkit.Result
+		var gotRead map[string]any
+		var resErr, readErr, gerr error
+		wg.Add(4)
+		go func() {
+			defer wg.Done()
+			res, resErr = srv.DryRunCreate(ctx, r.CRD.Name, "v1", []byte(body), oracle.Warn)
+		}()
+		go func() {
+			defer wg.Done()
+			got = ck.Version("v1").CreateJSON([]byte(body), crdkit.CreateOptions{Convert: crdkit.ConvertOptions{Webhook: hook}})
+		}()
+		go func() {
+			defer wg.Done()
+			read, readErr = srv.Do(ctx, oracle.Request{Op: oracle.OpGet, CRD: r.CRD.Name, Version: "v1", Namespace: "default", Name: "stored"})
+		}()
+		go func() {
+			defer wg.Done()
+			gotRead, gerr = ck.Version("v1").ReadJSON([]byte(stored), crdkit.ReadOptions{Key: key, Revision: rev,
+				ConvertOptions: crdkit.ConvertOptions{Webhook: hook}})
+		}()
+		checks = append(checks, func() {
+			if resErr != nil || readErr != nil {
+				t.Errorf("server: %v, %v", resErr, readErr)
+				return
+			}
+			rv := r.CRD.Spec.Conversion.Webhook.ConversionReviewVersions
+			sample := fmt.Sprintf("slow (%s) create\n  server: %d %s\n  crdkit: %s %v", rv, res.Code, truncate(string(res.Body), 800), mustJSON(got.Object), got.Err)
+			st := got.Status()
+			a.record("webhook-server-slow-create-error", "slow", !res.Allowed() && st != nil && res.Status != nil && int(st.Code) == res.Code &&
+				st.Reason == res.Status.Reason && timeoutText(st.Message) == timeoutText(res.Status.Message), sample)
+			exact(st != nil && res.Status != nil && st.Message == res.Status.Message)
+			sample = fmt.Sprintf("slow (%s) read at v1\n  server: %d %s\n  crdkit: %s %v", rv, read.Code, truncate(string(read.Body), 800), mustJSON(gotRead), gerr)
+			rst, ok := gerr.(apierrors.APIStatus)
+			a.record("webhook-server-slow-read-error", "slow", read.Code != 200 && ok && read.Status != nil && int(rst.Status().Code) == read.Code &&
+				rst.Status().Reason == read.Status.Reason && timeoutText(rst.Status().Message) == timeoutText(read.Status.Message), sample)
+			exact(ok && read.Status != nil && rst.Status().Message == read.Status.Message)
+		})
+	}
+	wg.Wait()
+	t.Logf("the slow calls took %v", time.Since(start).Round(time.Second))
+	for _, check := range checks {
+		check()
+	}
+	t.Logf("%d of %d slow-webhook messages agree byte for byte (the others differ in net/http's timeout text)", same, compared)
+	a.report(t)
+}
+
+// slowTimeout is net/http's text for a request its client's timeout ended,
+// in any of the forms it takes.
+var slowTimeout = regexp.MustCompile(`(net/http: request canceled|context deadline exceeded)( \(Client\.Timeout exceeded while awaiting headers\))?`)
+
+// timeoutText is msg with net/http's timeout text in one form; a message
+// without it is returned as is (and then only matches itself).
+func timeoutText(msg string) string {
+	return slowTimeout.ReplaceAllString(msg, "TIMEOUT")
 }
