@@ -42,6 +42,7 @@ func (l *lazyCRD) load() (*crdkit.CRD, error) {
 		if l.err != nil {
 			l.err = &docs.Error{File: l.doc.File, Line: l.doc.Line, Err: fmt.Errorf("the API server would refuse this CRD: %w", l.err)}
 		}
+		l.doc.JSON = nil // compiled: the document is not needed any more
 	})
 	return l.crd, l.err
 }
