@@ -61,11 +61,10 @@ func (v *Version) create(raw []byte, obj map[string]any, opts CreateOptions) Res
 	return v.createWith(raw, obj, opts, true)
 }
 
-// createWith is create; fast lets the decode step use prune.JSON and the
-// coercion skip null pruning on a body without null (tests compare both
-// paths).
+// createWith is create; fast turns on the shortcuts of request.fast
+// (tests compare both paths).
 func (v *Version) createWith(raw []byte, obj map[string]any, opts CreateOptions, fast bool) Result {
-	r := &request{v: v, mode: opts.mode(), raw: raw, obj: obj, fast: fast}
+	r := &request{v: v, mode: opts.mode(), raw: raw, obj: obj, fast: fast, create: true}
 	r.warnDeprecated()               // every request to a deprecated version
 	r.decode()                       // §2.3.3: type meta, then the body (duplicates in Warn and Strict)
 	r.coerce()                       // §2.2: root metadata, prune, non-nullable nulls, embedded resources
@@ -237,7 +236,13 @@ func (r *request) storeAndRead(opts ConvertOptions) {
 		r.res.Object = obj
 		return
 	}
-	r.res.Object = c.storeAndRead(r.obj, r.v.name, r.v.statusDefaults)
+	statusDefaults := r.v.statusDefaults
+	if r.fast && r.create && !r.v.statusOwnDefault {
+		// PrepareForCreate dropped status, and defaulting adds nothing
+		// under an absent status without a default of its own.
+		statusDefaults = false
+	}
+	r.res.Object = c.storeAndRead(r.obj, r.v.name, statusDefaults)
 }
 
 // normalizeValue deep-copies a decoded value into the value model: nil,

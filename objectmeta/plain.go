@@ -416,3 +416,100 @@ func isLabelKey(k string, folded bool) bool {
 	}
 	return true
 }
+
+// Canonical reports whether the server's round trip of m through
+// ObjectMeta (Get, then Set) certainly gives back a map deep-equal to m:
+// plain metadata whose fields are all in the form the way back writes them
+// (non-empty valid UTF-8 strings, a non-zero generation, non-empty maps and
+// lists of strings, owner references with all four names and no null, a
+// creation time already in UTC whole seconds), with no null anywhere. The
+// facade then leaves such metadata as it is instead of rebuilding it. false
+// means "take the round trip", not "not canonical".
+func Canonical(m map[string]any) bool {
+	for k, v := range m {
+		switch k {
+		case "name", "generateName", "namespace", "uid", "resourceVersion", "selfLink":
+			if s, ok := v.(string); !ok || s == "" || !utf8.ValidString(s) {
+				return false
+			}
+		case "generation":
+			if g, ok := v.(int64); !ok || g == 0 {
+				return false
+			}
+		case "labels", "annotations":
+			sm, ok := v.(map[string]any)
+			if !ok || len(sm) == 0 {
+				return false
+			}
+			for k, e := range sm {
+				if s, ok := e.(string); !ok || !utf8.ValidString(k) || !utf8.ValidString(s) {
+					return false
+				}
+			}
+		case "finalizers":
+			l, ok := v.([]any)
+			if !ok || len(l) == 0 {
+				return false
+			}
+			for _, e := range l {
+				if s, ok := e.(string); !ok || !utf8.ValidString(s) {
+					return false
+				}
+			}
+		case "ownerReferences":
+			if !canonicalOwnerRefs(v) {
+				return false
+			}
+		case "creationTimestamp":
+			s, ok := v.(string)
+			if !ok {
+				return false
+			}
+			t, err := time.Parse(time.RFC3339, s)
+			if err != nil || t.IsZero() || t.UTC().Format(time.RFC3339) != s {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// canonicalOwnerRefs is Canonical for the ownerReferences list: each item
+// has apiVersion, kind, name and uid as valid UTF-8 strings (the way back
+// writes all four, empty or not) and controller and blockOwnerDeletion, if
+// present, as booleans.
+func canonicalOwnerRefs(v any) bool {
+	l, ok := v.([]any)
+	if !ok || len(l) == 0 {
+		return false
+	}
+	for _, e := range l {
+		m, ok := e.(map[string]any)
+		if !ok {
+			return false
+		}
+		names := 0
+		for k, x := range m {
+			switch k {
+			case "apiVersion", "kind", "name", "uid":
+				s, ok := x.(string)
+				if !ok || !utf8.ValidString(s) {
+					return false
+				}
+				names++
+			case "controller", "blockOwnerDeletion":
+				if _, ok := x.(bool); !ok {
+					return false
+				}
+			default:
+				return false
+			}
+		}
+		if names != 4 {
+			return false
+		}
+	}
+	return true
+}
