@@ -70,6 +70,7 @@ type Version struct {
 	statusSubresource bool                                            // status is reset on create
 	statusDefaults    bool                                            // defaults under status come back on read
 	statusOwnDefault  bool                                            // status itself has a default (an absent status comes back)
+	statusEmbedded    bool                                            // status holds an embedded resource
 	scaleSub          *apiextensionsv1.CustomResourceSubresourceScale // scale paths to validate
 }
 
@@ -179,6 +180,7 @@ func New(crd *apiextensionsv1.CustomResourceDefinition, opts ...LoadOptions) (*C
 			ver.statusDefaults = st != nil && st.Summary()&schema.HasDefaults != 0
 			if st != nil {
 				_, ver.statusOwnDefault = st.Default()
+				ver.statusEmbedded = st.Summary()&schema.HasEmbeddedResource != 0
 			}
 		}
 		if _, dup := c.byName[v.Name]; !dup {

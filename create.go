@@ -236,13 +236,26 @@ func (r *request) storeAndRead(opts ConvertOptions) {
 		r.res.Object = obj
 		return
 	}
-	statusDefaults := r.v.statusDefaults
-	if r.fast && r.create && !r.v.statusOwnDefault {
-		// PrepareForCreate dropped status, and defaulting adds nothing
-		// under an absent status without a default of its own.
-		statusDefaults = false
+	if r.fast && r.create && r.v.statusDefaults && c.StorageVersion() == r.v.name && c.readIsIdentity {
+		// PrepareForCreate dropped status; everything else is as the
+		// create's coercion and defaults left it, so the read back's
+		// coercions are identities as in storeAndRead, and of its defaults
+		// only the status comes back: nothing under an absent status
+		// without a default of its own, else that default and the defaults
+		// below it, which the coercion after them keeps as they are (the
+		// CRD's defaults are pruned and hold no null) when status has no
+		// embedded resource.
+		switch {
+		case !r.v.statusOwnDefault:
+			r.res.Object = finishRead(r.obj)
+			return
+		case !r.v.statusEmbedded:
+			c.defaultOwnVersion(r.obj)
+			r.res.Object = finishRead(r.obj)
+			return
+		}
 	}
-	r.res.Object = c.storeAndRead(r.obj, r.v.name, statusDefaults)
+	r.res.Object = c.storeAndRead(r.obj, r.v.name, r.v.statusDefaults)
 }
 
 // normalizeValue deep-copies a decoded value into the value model: nil,

@@ -301,10 +301,12 @@ func (c *CRD) coerce(obj map[string]any, how coercion) (pruned, unknown []string
 			}
 		}
 	}
-	if kindOK {
+	// The server puts back what it read first; a key still holding the same
+	// string needs no new box.
+	if cur, ok := obj["kind"].(string); kindOK && (!ok || cur != kind) {
 		obj["kind"] = kind
 	}
-	if avOK {
+	if cur, ok := obj["apiVersion"].(string); avOK && (!ok || cur != apiVersion) {
 		obj["apiVersion"] = apiVersion
 	}
 	if foundMeta {
