@@ -183,6 +183,13 @@ func (r *request) validateCreate() {
 	if r.failed() {
 		return
 	}
+	if md, ok := r.obj["metadata"].(map[string]any); ok && r.fast && objectmeta.ValidNew(md, r.v.crd.Namespaced()) {
+		// Both metadata checks pass (here and in validateMetaAccessor):
+		// no ObjectMeta to read.
+		r.metaValid = true
+		r.invalid(r.v.validateCreate(r.obj, nil, nil))
+		return
+	}
 	r.meta, r.metaErrs = objectmeta.FromUnstructured(r.obj)
 	r.invalid(r.v.validateCreate(r.obj, r.meta, r.metaErrs))
 }
@@ -191,6 +198,9 @@ func (r *request) validateCreate() {
 // the strategy's validation passed.
 func (r *request) validateMetaAccessor() {
 	if r.failed() {
+		return
+	}
+	if r.metaValid {
 		return
 	}
 	r.invalid(objectmeta.ValidateAccessor(r.meta, r.v.crd.Namespaced()))

@@ -37,6 +37,7 @@ type request struct {
 	strictErrs []string
 	meta       *metav1.ObjectMeta // root metadata as the validator reads it
 	metaErrs   field.ErrorList    // why meta could not be read
+	metaValid  bool               // metadata passes both checks of a new object (objectmeta.ValidNew); meta is then nil
 	res        Result
 	// fast lets decode use prune.JSON (pruned then says that obj is pruned
 	// already, with the paths in prePruned), coerce skip null pruning on

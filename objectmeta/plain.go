@@ -285,17 +285,8 @@ func plainMetaValid(meta *metav1.ObjectMeta, namespaced bool) bool {
 	if !isDNSSubdomain(meta.Name) {
 		return false
 	}
-	if gn := meta.GenerateName; gn != "" {
-		// The server masks a trailing dash as its name validator does
-		// (generic.go maskTrailingDash) before the subdomain check, and
-		// checks the unmasked prefix as a path segment.
-		masked := gn
-		if len(gn) > 1 && gn[len(gn)-1] == '-' {
-			masked = gn[:len(gn)-2] + "a"
-		}
-		if !isDNSSubdomain(masked) || strings.ContainsAny(gn, "/%") {
-			return false
-		}
+	if gn := meta.GenerateName; gn != "" && !generateNameValid(gn) {
+		return false
 	}
 	if namespaced != (meta.Namespace != "") || (namespaced && !isDNSLabel(meta.Namespace)) {
 		return false
@@ -324,6 +315,18 @@ func plainMetaValid(meta *metav1.ObjectMeta, namespaced bool) bool {
 		foreground = foreground || f == metav1.FinalizerDeleteDependents
 	}
 	return !(orphan && foreground)
+}
+
+// generateNameValid is plainMetaValid's check of a non-empty generateName.
+// The server masks a trailing dash as its name validator does (generic.go
+// maskTrailingDash) before the subdomain check, and checks the unmasked
+// prefix as a path segment.
+func generateNameValid(gn string) bool {
+	masked := gn
+	if len(gn) > 1 && gn[len(gn)-1] == '-' {
+		masked = gn[:len(gn)-2] + "a"
+	}
+	return isDNSSubdomain(masked) && !strings.ContainsAny(gn, "/%")
 }
 
 // plainUpdateValid reports that the server's checks of updated metadata
@@ -512,4 +515,64 @@ func canonicalOwnerRefs(v any) bool {
 		}
 	}
 	return true
+}
+
+// ValidNew reports that the metadata map m of a new object certainly
+// passes the server's checks of new object metadata (ValidateCreate and
+// ValidateAccessor of what FromUnstructured reads): canonical metadata
+// (Canonical) that plainMetaValid accepts, checked on the map itself, so
+// that no ObjectMeta needs to be built. false means "build it and ask".
+func ValidNew(m map[string]any, namespaced bool) bool {
+	if !Canonical(m) {
+		return false
+	}
+	if _, ok := m["ownerReferences"]; ok {
+		return false
+	}
+	if _, ok := m["uid"]; ok {
+		return false
+	}
+	if g, ok := m["generation"].(int64); ok && g < 0 {
+		return false
+	}
+	// Canonical holds strings, maps and lists of the types read below.
+	name, _ := m["name"].(string)
+	if !isDNSSubdomain(name) {
+		return false
+	}
+	if gn, _ := m["generateName"].(string); gn != "" && !generateNameValid(gn) {
+		return false
+	}
+	ns, _ := m["namespace"].(string)
+	if namespaced != (ns != "") || (namespaced && !isDNSLabel(ns)) {
+		return false
+	}
+	labels, _ := m["labels"].(map[string]any)
+	for k, v := range labels {
+		if s := v.(string); !isLabelKey(k, false) || (s != "" && !isLabelName(s)) {
+			return false
+		}
+	}
+	annotations, _ := m["annotations"].(map[string]any)
+	size := 0
+	for k, v := range annotations {
+		if !isLabelKey(k, true) {
+			return false
+		}
+		size += len(k) + len(v.(string))
+	}
+	if size > 256*1024 {
+		return false
+	}
+	finalizers, _ := m["finalizers"].([]any)
+	orphan, foreground := false, false
+	for _, e := range finalizers {
+		f := e.(string)
+		if !isLabelKey(f, false) {
+			return false
+		}
+		orphan = orphan || f == metav1.FinalizerOrphanDependents
+		foreground = foreground || f == metav1.FinalizerDeleteDependents
+	}
+	return !(orphan && foreground)
 }

@@ -113,7 +113,7 @@ func randomMeta(r *rand.Rand) map[string]any {
 }
 
 // checkPlainMeta compares every shortcut with the server's path on m.
-func checkPlainMeta(t *testing.T, m map[string]any) (fromMap, toMap, valid, canonical bool) {
+func checkPlainMeta(t *testing.T, m map[string]any) (fromMap, toMap, valid, canonical, validNew bool) {
 	t.Helper()
 	js, _ := json.Marshal(m)
 	fast, ok := plainMetaFromMap(m)
@@ -147,6 +147,27 @@ func checkPlainMeta(t *testing.T, m map[string]any) (fromMap, toMap, valid, cano
 					t.Fatalf("%s: Canonical, but the server's round trip gives %#v (%v)", js, back, err)
 				}
 			}
+		}
+	}
+	for _, namespaced := range []bool{false, true} {
+		// ValidNew is Canonical plus plainMetaValid of what FromUnstructured
+		// reads, and what it accepts the server's validators accept.
+		want := false
+		if Canonical(m) {
+			if meta, errs := FromUnstructured(map[string]any{"metadata": m}); errs == nil {
+				want = plainMetaValid(meta, namespaced)
+			}
+		}
+		if got := ValidNew(m, namespaced); got != want {
+			t.Fatalf("%s namespaced=%v: ValidNew = %v, want %v", js, namespaced, got, want)
+		}
+		if want {
+			meta, _ := FromUnstructured(map[string]any{"metadata": m})
+			errs := genericvalidation.ValidateObjectMetaDeclaratively(context.Background(), operation.Create, meta, nil, namespaced, genericvalidation.NameIsDNSSubdomain, field.NewPath("metadata"), true)
+			if errs = append(errs, validateMetaAccessorServer(meta, namespaced)...); len(errs) > 0 {
+				t.Fatalf("%s namespaced=%v: ValidNew, but the server says %v", js, namespaced, errs)
+			}
+			validNew = true
 		}
 	}
 	slow, _, _, err := getJSON(m, GetOptions{DropMalformedFields: true, Prefix: "metadata"})
@@ -184,20 +205,20 @@ func validateMetaAccessorServer(meta *metav1.ObjectMeta, namespaced bool) field.
 
 func TestPlainMetaAgreesWithServer(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	var fromMap, toMap, valid, canonical int
+	var fromMap, toMap, valid, canonical, validNew int
 	n := 200000
 	if raceEnabled {
 		n = 20000 // the shortcut counts below still hold
 	}
 	for range n {
-		a, b, c, d := checkPlainMeta(t, randomMeta(r))
-		fromMap, toMap, valid, canonical = fromMap+b2i(a), toMap+b2i(b), valid+b2i(c), canonical+b2i(d)
+		a, b, c, d, e := checkPlainMeta(t, randomMeta(r))
+		fromMap, toMap, valid, canonical, validNew = fromMap+b2i(a), toMap+b2i(b), valid+b2i(c), canonical+b2i(d), validNew+b2i(e)
 	}
 	// Also every name-like string alone, where the validators draw lines.
 	for _, s := range metaStrings {
 		for _, k := range []string{"name", "generateName", "namespace"} {
-			_, _, c, _ := checkPlainMeta(t, map[string]any{"name": "n", "namespace": "ns", k: s})
-			valid += b2i(c)
+			_, _, c, _, e := checkPlainMeta(t, map[string]any{"name": "n", "namespace": "ns", k: s})
+			valid, validNew = valid+b2i(c), validNew+b2i(e)
 		}
 		for _, k := range []string{"labels", "annotations"} {
 			checkPlainMeta(t, map[string]any{"name": "n", k: map[string]any{s: "v"}})
@@ -210,13 +231,13 @@ func TestPlainMetaAgreesWithServer(t *testing.T) {
 		[]any{map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "name": "d", "uid": nil, "controller": nil}, map[string]any{}},
 		[]any{map[string]any{"apiVersion": "v1", "kind": "Event", "name": "e", "uid": "u"}},
 	} {
-		from, to, _, _ := checkPlainMeta(t, map[string]any{"name": "n", "ownerReferences": refs})
+		from, to, _, _, _ := checkPlainMeta(t, map[string]any{"name": "n", "ownerReferences": refs})
 		if !(from && to) {
 			t.Errorf("ownerReferences %v: shortcut not taken (from map %v, to map %v)", refs, from, to)
 		}
 	}
 	for _, ts := range metaTimes {
-		from, to, _, _ := checkPlainMeta(t, map[string]any{"name": "n", "creationTimestamp": ts})
+		from, to, _, _, _ := checkPlainMeta(t, map[string]any{"name": "n", "creationTimestamp": ts})
 		if _, err := time.Parse(time.RFC3339, ts); err == nil && !(from && to) {
 			t.Errorf("creationTimestamp %q: shortcut not taken (from map %v, to map %v)", ts, from, to)
 		}
@@ -227,7 +248,7 @@ func TestPlainMetaAgreesWithServer(t *testing.T) {
 			"ownerReferences": []any{map[string]any{"apiVersion": "v1", "kind": "K", "name": "", "uid": "u", "controller": true, "blockOwnerDeletion": false}}},
 		{},
 	} {
-		if _, _, _, c := checkPlainMeta(t, m); !c {
+		if _, _, _, c, _ := checkPlainMeta(t, m); !c {
 			t.Errorf("%v: not Canonical", m)
 		}
 	}
@@ -242,9 +263,9 @@ func TestPlainMetaAgreesWithServer(t *testing.T) {
 			t.Errorf("%v: Canonical", m)
 		}
 	}
-	t.Logf("shortcut taken: from map %d, to map %d, valid %d, canonical %d", fromMap, toMap, valid, canonical)
-	if fromMap < 1000 || toMap < 1000 || valid < 100 || canonical < 100 {
-		t.Errorf("the shortcuts were rarely taken (%d, %d, %d, %d): the test checks too little", fromMap, toMap, valid, canonical)
+	t.Logf("shortcut taken: from map %d, to map %d, valid %d, canonical %d, valid new %d", fromMap, toMap, valid, canonical, validNew)
+	if fromMap < 1000 || toMap < 1000 || valid < 100 || canonical < 100 || validNew < 100 {
+		t.Errorf("the shortcuts were rarely taken (%d, %d, %d, %d, %d): the test checks too little", fromMap, toMap, valid, canonical, validNew)
 	}
 }
 
