@@ -159,7 +159,7 @@ func (r *request) coerce() {
 	// A decoded value holds a nil only where the body has the literal null:
 	// without one, dropping non-nullable nulls has nothing to do.
 	noNulls := r.fast && r.raw != nil && !bytes.Contains(r.raw, []byte("null"))
-	pruned, unknown, err := r.v.crd.coerce(r.obj, coercion{strict: r.mode != Ignore, rootMeta: true, pruned: r.pruned, prePruned: r.prePruned, noNulls: noNulls, keepCanonicalMeta: r.fast})
+	pruned, unknown, err := r.v.crd.coerce(r.obj, coercion{strict: r.mode != Ignore, rootMeta: true, pruned: r.pruned, prePruned: r.prePruned, noNulls: noNulls, keepCanonicalMeta: r.fast && r.create})
 	if err != nil {
 		r.fail(r.v.decodeError(&r.gvk, r.raw, err))
 		return
