@@ -40,9 +40,10 @@ type request struct {
 	metaValid  bool               // metadata passes both checks of a new object (objectmeta.ValidNew); meta is then nil
 	res        Result
 	// fast lets decode use prune.JSON (pruned then says that obj is pruned
-	// already, with the paths in prePruned), coerce skip null pruning on
-	// a body without null and keep canonical metadata, and a create skip
-	// the read back where it is the identity (tests compare both paths).
+	// already, with the paths in prePruned) and coerce skip null pruning
+	// on a body without null; on a create, coerce keeps canonical metadata,
+	// validation checks valid metadata on the map and the read back is
+	// left out where it is the identity (tests compare both paths).
 	fast, pruned bool
 	prePruned    []string
 	// create: the request is a create (PrepareForCreate dropped status
