@@ -520,59 +520,91 @@ func canonicalOwnerRefs(v any) bool {
 // ValidNew reports that the metadata map m of a new object certainly
 // passes the server's checks of new object metadata (ValidateCreate and
 // ValidateAccessor of what FromUnstructured reads): canonical metadata
-// (Canonical) that plainMetaValid accepts, checked on the map itself, so
-// that no ObjectMeta needs to be built. false means "build it and ask".
+// (Canonical) that plainMetaValid accepts, checked on the map itself in
+// one pass, so that no ObjectMeta needs to be built. false means "build
+// it and ask".
 func ValidNew(m map[string]any, namespaced bool) bool {
-	if !Canonical(m) {
-		return false
-	}
-	if _, ok := m["ownerReferences"]; ok {
-		return false
-	}
-	if _, ok := m["uid"]; ok {
-		return false
-	}
-	if g, ok := m["generation"].(int64); ok && g < 0 {
-		return false
-	}
-	// Canonical holds strings, maps and lists of the types read below.
-	name, _ := m["name"].(string)
-	if !isDNSSubdomain(name) {
-		return false
-	}
-	if gn, _ := m["generateName"].(string); gn != "" && !generateNameValid(gn) {
-		return false
-	}
-	ns, _ := m["namespace"].(string)
-	if namespaced != (ns != "") || (namespaced && !isDNSLabel(ns)) {
-		return false
-	}
-	labels, _ := m["labels"].(map[string]any)
-	for k, v := range labels {
-		if s := v.(string); !isLabelKey(k, false) || (s != "" && !isLabelName(s)) {
-			return false
-		}
-	}
-	annotations, _ := m["annotations"].(map[string]any)
-	size := 0
-	for k, v := range annotations {
-		if !isLabelKey(k, true) {
-			return false
-		}
-		size += len(k) + len(v.(string))
-	}
-	if size > 256*1024 {
-		return false
-	}
-	finalizers, _ := m["finalizers"].([]any)
+	hasName, hasNS := false, false
 	orphan, foreground := false, false
-	for _, e := range finalizers {
-		f := e.(string)
-		if !isLabelKey(f, false) {
+	for k, v := range m {
+		switch k {
+		case "name", "generateName", "namespace", "resourceVersion", "selfLink":
+			s, ok := v.(string)
+			if !ok || s == "" || !utf8.ValidString(s) {
+				return false
+			}
+			switch k {
+			case "name":
+				if !isDNSSubdomain(s) {
+					return false
+				}
+				hasName = true
+			case "generateName":
+				if !generateNameValid(s) {
+					return false
+				}
+			case "namespace":
+				if !namespaced || !isDNSLabel(s) {
+					return false
+				}
+				hasNS = true
+			}
+		case "generation":
+			if g, ok := v.(int64); !ok || g <= 0 {
+				return false
+			}
+		case "labels", "annotations":
+			sm, ok := v.(map[string]any)
+			if !ok || len(sm) == 0 {
+				return false
+			}
+			size := 0
+			for lk, e := range sm {
+				s, ok := e.(string)
+				if !ok || !utf8.ValidString(lk) || !utf8.ValidString(s) {
+					return false
+				}
+				if k == "labels" {
+					if !isLabelKey(lk, false) || (s != "" && !isLabelName(s)) {
+						return false
+					}
+					continue
+				}
+				if !isLabelKey(lk, true) {
+					return false
+				}
+				size += len(lk) + len(s)
+			}
+			if size > 256*1024 {
+				return false
+			}
+		case "finalizers":
+			l, ok := v.([]any)
+			if !ok || len(l) == 0 {
+				return false
+			}
+			for _, e := range l {
+				f, ok := e.(string)
+				if !ok || !utf8.ValidString(f) || !isLabelKey(f, false) {
+					return false
+				}
+				orphan = orphan || f == metav1.FinalizerOrphanDependents
+				foreground = foreground || f == metav1.FinalizerDeleteDependents
+			}
+		case "creationTimestamp":
+			s, ok := v.(string)
+			if !ok {
+				return false
+			}
+			t, err := time.Parse(time.RFC3339, s)
+			if err != nil || t.IsZero() || t.UTC().Format(time.RFC3339) != s {
+				return false
+			}
+		default:
+			// uid and ownerReferences send plainMetaValid to the server's
+			// validators; anything else is not canonical.
 			return false
 		}
-		orphan = orphan || f == metav1.FinalizerOrphanDependents
-		foreground = foreground || f == metav1.FinalizerDeleteDependents
 	}
-	return !(orphan && foreground)
+	return hasName && namespaced == hasNS && !(orphan && foreground)
 }
