@@ -47,6 +47,9 @@ type CRD struct {
 	// readIsIdentity: storing an object this package created at the
 	// storage version and reading it back changes nothing (see storeAndRead).
 	readIsIdentity bool
+	// metaUntouched: no version's schema has an embedded resource under
+	// root metadata (see canonicalMetaKept).
+	metaUntouched bool
 }
 
 // Version is one version of a CRD, with its compiled schema. It is
@@ -72,6 +75,8 @@ type Version struct {
 	// Facts a create needs, computed once.
 	statusSubresource bool                                            // status is reset on create
 	statusDefaults    bool                                            // defaults under status come back on read
+	statusOwnDefault  bool                                            // status itself has a default (an absent status comes back)
+	statusEmbedded    bool                                            // status holds an embedded resource
 	scaleSub          *apiextensionsv1.CustomResourceSubresourceScale // scale paths to validate
 }
 
@@ -201,6 +206,10 @@ func New(crd *apiextensionsv1.CustomResourceDefinition, opts ...LoadOptions) (*C
 		if ver.statusSubresource && ver.schema != nil {
 			st := ver.schema.Property("status")
 			ver.statusDefaults = st != nil && st.Summary()&schema.HasDefaults != 0
+			if st != nil {
+				_, ver.statusOwnDefault = st.Default()
+				ver.statusEmbedded = st.Summary()&schema.HasEmbeddedResource != 0
+			}
 		}
 		if _, dup := c.byName[v.Name]; !dup {
 			ver.sameCoercion = ver
@@ -224,7 +233,14 @@ func New(crd *apiextensionsv1.CustomResourceDefinition, opts ...LoadOptions) (*C
 		c.webhook, c.webhookErr = conversion.NewWebhook(v1, conversion.WebhookOptions{})
 	}
 	c.readIsIdentity = len(c.lint) == 0
+	c.metaUntouched = true
 	for _, v := range c.versions {
+		if v.schema == nil {
+			continue
+		}
+		if md := v.schema.Property("metadata"); md != nil && md.Summary()&schema.HasEmbeddedResource != 0 {
+			c.metaUntouched = false
+		}
 		if v.schema != nil && defaultsHoldNull(v.schema, 0) {
 			c.readIsIdentity = false
 		}

@@ -61,11 +61,10 @@ func (v *Version) create(raw []byte, obj map[string]any, opts CreateOptions) Res
 	return v.createWith(raw, obj, opts, true)
 }
 
-// createWith is create; fast lets the decode step use prune.JSON and the
-// coercion skip null pruning on a body without null (tests compare both
-// paths).
+// createWith is create; fast turns on the shortcuts of request.fast
+// (tests compare both paths).
 func (v *Version) createWith(raw []byte, obj map[string]any, opts CreateOptions, fast bool) Result {
-	r := &request{v: v, mode: opts.mode(), raw: raw, obj: obj, fast: fast}
+	r := &request{v: v, mode: opts.mode(), raw: raw, obj: obj, fast: fast, create: true}
 	r.warnDeprecated()               // every request to a deprecated version
 	r.decode()                       // §2.3.3: type meta, then the body (duplicates in Warn and Strict)
 	r.coerce()                       // §2.2: root metadata, prune, non-nullable nulls, embedded resources
@@ -184,6 +183,13 @@ func (r *request) validateCreate() {
 	if r.failed() {
 		return
 	}
+	if md, ok := r.obj["metadata"].(map[string]any); ok && r.fast && objectmeta.ValidNew(md, r.v.crd.Namespaced()) {
+		// Both metadata checks pass (here and in validateMetaAccessor):
+		// no ObjectMeta to read.
+		r.metaValid = true
+		r.invalid(r.v.validateCreate(r.obj, nil, nil))
+		return
+	}
 	r.meta, r.metaErrs = objectmeta.FromUnstructured(r.obj)
 	r.invalid(r.v.validateCreate(r.obj, r.meta, r.metaErrs))
 }
@@ -192,6 +198,9 @@ func (r *request) validateCreate() {
 // the strategy's validation passed.
 func (r *request) validateMetaAccessor() {
 	if r.failed() {
+		return
+	}
+	if r.metaValid {
 		return
 	}
 	r.invalid(objectmeta.ValidateAccessor(r.meta, r.v.crd.Namespaced()))
@@ -236,6 +245,25 @@ func (r *request) storeAndRead(opts ConvertOptions) {
 		}
 		r.res.Object = obj
 		return
+	}
+	if r.fast && r.create && r.v.statusDefaults && c.StorageVersion() == r.v.name && c.readIsIdentity {
+		// PrepareForCreate dropped status; everything else is as the
+		// create's coercion and defaults left it, so the read back's
+		// coercions are identities as in storeAndRead, and of its defaults
+		// only the status comes back: nothing under an absent status
+		// without a default of its own, else that default and the defaults
+		// below it, which the coercion after them keeps as they are (the
+		// CRD's defaults are pruned and hold no null) when status has no
+		// embedded resource.
+		switch {
+		case !r.v.statusOwnDefault:
+			r.res.Object = finishRead(r.obj)
+			return
+		case !r.v.statusEmbedded:
+			c.defaultOwnVersion(r.obj)
+			r.res.Object = finishRead(r.obj)
+			return
+		}
 	}
 	r.res.Object = c.storeAndRead(r.obj, r.v.name, r.v.statusDefaults)
 }

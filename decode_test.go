@@ -11,6 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/crdkit/crdkit/internal/corpus"
+	"github.com/crdkit/crdkit/objectmeta"
 	"github.com/crdkit/crdkit/prune"
 )
 
@@ -164,12 +165,33 @@ func TestDecodePrunedCorpus(t *testing.T) {
 	if len(bodies) < 60 {
 		t.Fatalf("%d corpus bodies, want at least 60", len(bodies))
 	}
+	canonical, statusKept, statusDefaulted := 0, 0, 0
 	for _, b := range bodies {
 		t.Run(b.name, func(t *testing.T) {
 			if !checkDecodePruned(t, b.v, b.raw) {
 				t.Errorf("CreateJSON(%s) did not take the fast decode", b.name)
 			}
 		})
+		var obj map[string]any
+		if json.Unmarshal(b.raw, &obj) == nil {
+			if md, ok := obj["metadata"].(map[string]any); ok && objectmeta.Canonical(md) {
+				canonical++
+			}
+		}
+		if b.v.statusDefaults && b.v.crd.StorageVersion() == b.v.name && b.v.crd.readIsIdentity {
+			switch {
+			case !b.v.statusOwnDefault:
+				statusKept++
+			case !b.v.statusEmbedded:
+				statusDefaulted++
+			}
+		}
+	}
+	// The shortcuts the fast pipeline takes beside the decode must be
+	// exercised, or the comparison above checks nothing about them.
+	t.Logf("%d bodies, %d with canonical metadata; read back of status defaults skipped in %d, only defaults in %d", len(bodies), canonical, statusKept, statusDefaulted)
+	if canonical < len(bodies)/3 || statusKept == 0 || statusDefaulted == 0 {
+		t.Errorf("canonical metadata in %d of %d bodies, read back skipped in %d, only defaults in %d: the shortcuts are not exercised", canonical, len(bodies), statusKept, statusDefaulted)
 	}
 }
 

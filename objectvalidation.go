@@ -17,7 +17,8 @@ import (
 // validateCreate is the strategy's validation of a new object
 // (customResourceStrategy.Validate, research/upstream.md §2.7), one group
 // of checks per line in the server's order. meta is the object's metadata
-// as the validator reads it, or nil with metaErrs saying why.
+// as the validator reads it, or nil with metaErrs saying why (nil with no
+// metaErrs: metadata known to pass, objectmeta.ValidNew).
 func (v *Version) validateCreate(obj map[string]any, meta *metav1.ObjectMeta, metaErrs field.ErrorList) field.ErrorList {
 	errs := v.validateObject(obj, meta, metaErrs)
 	errs = append(errs, v.validateEmbedded(obj)...)

@@ -37,12 +37,18 @@ type request struct {
 	strictErrs []string
 	meta       *metav1.ObjectMeta // root metadata as the validator reads it
 	metaErrs   field.ErrorList    // why meta could not be read
+	metaValid  bool               // metadata passes both checks of a new object (objectmeta.ValidNew); meta is then nil
 	res        Result
 	// fast lets decode use prune.JSON (pruned then says that obj is pruned
-	// already, with the paths in prePruned) and coerce skip null pruning on
-	// a body without null.
+	// already, with the paths in prePruned) and coerce skip null pruning
+	// on a body without null; on a create, coerce keeps canonical metadata,
+	// validation checks valid metadata on the map and the read back is
+	// left out where it is the identity (tests compare both paths).
 	fast, pruned bool
 	prePruned    []string
+	// create: the request is a create (PrepareForCreate dropped status
+	// under a status subresource).
+	create bool
 }
 
 func (r *request) failed() bool { return r.res.Err != nil }
@@ -154,7 +160,7 @@ func (r *request) coerce() {
 	// A decoded value holds a nil only where the body has the literal null:
 	// without one, dropping non-nullable nulls has nothing to do.
 	noNulls := r.fast && r.raw != nil && !bytes.Contains(r.raw, []byte("null"))
-	pruned, unknown, err := r.v.crd.coerce(r.obj, coercion{strict: r.mode != Ignore, rootMeta: true, pruned: r.pruned, prePruned: r.prePruned, noNulls: noNulls})
+	pruned, unknown, err := r.v.crd.coerce(r.obj, coercion{strict: r.mode != Ignore, rootMeta: true, pruned: r.pruned, prePruned: r.prePruned, noNulls: noNulls, keepCanonicalMeta: r.fast && r.create})
 	if err != nil {
 		r.fail(r.v.decodeError(&r.gvk, r.raw, err))
 		return
@@ -231,6 +237,9 @@ type coercion struct {
 	// noNulls says that obj holds no nil value (its body has no null), so
 	// that null pruning can be left out.
 	noNulls bool
+	// keepCanonicalMeta leaves canonical root metadata as it is instead of
+	// round-tripping it (canonicalMetaKept).
+	keepCanonicalMeta bool
 }
 
 // coerce runs the server's decode-time step (unstructuredSchemaCoercer.apply)
@@ -243,7 +252,11 @@ func (c *CRD) coerce(obj map[string]any, how coercion) (pruned, unknown []string
 	apiVersion, avOK := obj["apiVersion"].(string)
 	var meta *metav1.ObjectMeta
 	var foundMeta bool
-	if how.rootMeta {
+	// kept: the round trip (Get, then Set below) would give the metadata
+	// back unchanged, with a generation, and the steps between leave it
+	// alone.
+	kept := how.rootMeta && how.keepCanonicalMeta && c.canonicalMetaKept(obj, how)
+	if how.rootMeta && !kept {
 		var metaUnknown []string
 		meta, foundMeta, metaUnknown, err = objectmeta.Get(obj, objectmeta.GetOptions{
 			ReturnUnknownFieldPaths: how.strict, DropMalformedFields: how.dropInvalidMeta, Prefix: "metadata"})
@@ -280,7 +293,7 @@ func (c *CRD) coerce(obj map[string]any, how coercion) (pruned, unknown []string
 			unknown = append(unknown, pruned...)
 		}
 		unknown = append(unknown, paths...)
-		if how.repairGeneration {
+		if how.repairGeneration && !kept {
 			if meta == nil {
 				// The server dereferences the missing metadata here.
 				return nil, nil, errors.New("stored object without metadata")
@@ -290,10 +303,12 @@ func (c *CRD) coerce(obj map[string]any, how coercion) (pruned, unknown []string
 			}
 		}
 	}
-	if kindOK {
+	// The server puts back what it read first; a key still holding the same
+	// string needs no new box.
+	if cur, ok := obj["kind"].(string); kindOK && (!ok || cur != kind) {
 		obj["kind"] = kind
 	}
-	if avOK {
+	if cur, ok := obj["apiVersion"].(string); avOK && (!ok || cur != apiVersion) {
 		obj["apiVersion"] = apiVersion
 	}
 	if foundMeta {
@@ -305,6 +320,20 @@ func (c *CRD) coerce(obj map[string]any, how coercion) (pruned, unknown []string
 }
 
 func (c *CRD) preserveUnknownFields() bool { return c.v1.Spec.PreserveUnknownFields }
+
+// canonicalMetaKept reports that coerce may leave obj's root metadata as it
+// is: it is canonical (objectmeta.Canonical: Get then Set give it back), it
+// holds no null for null pruning to remove, pruning leaves root metadata to
+// the metadata code, no schema of the CRD has an embedded resource under
+// metadata for the embedded coercion to change (c.metaUntouched), and a
+// generation to repair is there already.
+func (c *CRD) canonicalMetaKept(obj map[string]any, how coercion) bool {
+	md, ok := obj["metadata"].(map[string]any)
+	if !ok || !c.metaUntouched || !objectmeta.Canonical(md) {
+		return false
+	}
+	return !how.repairGeneration || md["generation"] != nil
+}
 
 // defaultOwnVersion applies the defaults of the object's own version, as
 // the server's decoder does (nothing for objects of another group or kind,
@@ -442,8 +471,9 @@ func newInvalid(gk runtimeschema.GroupKind, name string, errs field.ErrorList) *
 		seen := make(map[string]bool, len(errs))
 		var b strings.Builder
 		n := 0
-		for _, e := range errs {
-			text := e.Error()
+		for i := range errs {
+			// e.Error(), without formatting the body a second time.
+			text := causes[i].Field + ": " + causes[i].Message
 			if seen[text] {
 				continue
 			}

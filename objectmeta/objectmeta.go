@@ -126,18 +126,20 @@ func Set(obj map[string]any, meta *metav1.ObjectMeta) error {
 // returning nil and the server's field errors when it cannot. An object
 // without metadata gives an empty ObjectMeta.
 func FromUnstructured(obj map[string]any) (*metav1.ObjectMeta, field.ErrorList) {
+	raw := obj["metadata"]
+	if raw == nil {
+		return &metav1.ObjectMeta{}, nil
+	}
+	m, ok := raw.(map[string]any)
+	if !ok {
+		return nil, field.ErrorList{field.Invalid(field.NewPath("metadata"), raw, fmt.Sprintf("expected map[string]interface{}, got %T", raw))}
+	}
+	if meta, ok := plainMetaFromMap(m); ok {
+		return meta, nil
+	}
 	meta := &metav1.ObjectMeta{}
-	if raw := obj["metadata"]; raw != nil {
-		m, ok := raw.(map[string]any)
-		if !ok {
-			return nil, field.ErrorList{field.Invalid(field.NewPath("metadata"), raw, fmt.Sprintf("expected map[string]interface{}, got %T", raw))}
-		}
-		if meta, ok := plainMetaFromMap(m); ok {
-			return meta, nil
-		}
-		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(m, meta); err != nil {
-			return nil, field.ErrorList{field.Invalid(field.NewPath("metadata"), raw, err.Error())}
-		}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(m, meta); err != nil {
+		return nil, field.ErrorList{field.Invalid(field.NewPath("metadata"), raw, err.Error())}
 	}
 	return meta, nil
 }

@@ -285,17 +285,8 @@ func plainMetaValid(meta *metav1.ObjectMeta, namespaced bool) bool {
 	if !isDNSSubdomain(meta.Name) {
 		return false
 	}
-	if gn := meta.GenerateName; gn != "" {
-		// The server masks a trailing dash as its name validator does
-		// (generic.go maskTrailingDash) before the subdomain check, and
-		// checks the unmasked prefix as a path segment.
-		masked := gn
-		if len(gn) > 1 && gn[len(gn)-1] == '-' {
-			masked = gn[:len(gn)-2] + "a"
-		}
-		if !isDNSSubdomain(masked) || strings.ContainsAny(gn, "/%") {
-			return false
-		}
+	if gn := meta.GenerateName; gn != "" && !generateNameValid(gn) {
+		return false
 	}
 	if namespaced != (meta.Namespace != "") || (namespaced && !isDNSLabel(meta.Namespace)) {
 		return false
@@ -324,6 +315,18 @@ func plainMetaValid(meta *metav1.ObjectMeta, namespaced bool) bool {
 		foreground = foreground || f == metav1.FinalizerDeleteDependents
 	}
 	return !(orphan && foreground)
+}
+
+// generateNameValid is plainMetaValid's check of a non-empty generateName.
+// The server masks a trailing dash as its name validator does (generic.go
+// maskTrailingDash) before the subdomain check, and checks the unmasked
+// prefix as a path segment.
+func generateNameValid(gn string) bool {
+	masked := gn
+	if len(gn) > 1 && gn[len(gn)-1] == '-' {
+		masked = gn[:len(gn)-2] + "a"
+	}
+	return isDNSSubdomain(masked) && !strings.ContainsAny(gn, "/%")
 }
 
 // plainUpdateValid reports that the server's checks of updated metadata
@@ -415,4 +418,193 @@ func isLabelKey(k string, folded bool) bool {
 		}
 	}
 	return true
+}
+
+// Canonical reports whether the server's round trip of m through
+// ObjectMeta (Get, then Set) certainly gives back a map deep-equal to m:
+// plain metadata whose fields are all in the form the way back writes them
+// (non-empty valid UTF-8 strings, a non-zero generation, non-empty maps and
+// lists of strings, owner references with all four names and no null, a
+// creation time already in UTC whole seconds), with no null anywhere. The
+// facade then leaves such metadata as it is instead of rebuilding it. false
+// means "take the round trip", not "not canonical".
+func Canonical(m map[string]any) bool {
+	for k, v := range m {
+		switch k {
+		case "name", "generateName", "namespace", "uid", "resourceVersion", "selfLink":
+			if s, ok := v.(string); !ok || s == "" || !utf8.ValidString(s) {
+				return false
+			}
+		case "generation":
+			if g, ok := v.(int64); !ok || g == 0 {
+				return false
+			}
+		case "labels", "annotations":
+			sm, ok := v.(map[string]any)
+			if !ok || len(sm) == 0 {
+				return false
+			}
+			for k, e := range sm {
+				if s, ok := e.(string); !ok || !utf8.ValidString(k) || !utf8.ValidString(s) {
+					return false
+				}
+			}
+		case "finalizers":
+			l, ok := v.([]any)
+			if !ok || len(l) == 0 {
+				return false
+			}
+			for _, e := range l {
+				if s, ok := e.(string); !ok || !utf8.ValidString(s) {
+					return false
+				}
+			}
+		case "ownerReferences":
+			if !canonicalOwnerRefs(v) {
+				return false
+			}
+		case "creationTimestamp":
+			s, ok := v.(string)
+			if !ok {
+				return false
+			}
+			t, err := time.Parse(time.RFC3339, s)
+			if err != nil || t.IsZero() || t.UTC().Format(time.RFC3339) != s {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// canonicalOwnerRefs is Canonical for the ownerReferences list: each item
+// has apiVersion, kind, name and uid as valid UTF-8 strings (the way back
+// writes all four, empty or not) and controller and blockOwnerDeletion, if
+// present, as booleans.
+func canonicalOwnerRefs(v any) bool {
+	l, ok := v.([]any)
+	if !ok || len(l) == 0 {
+		return false
+	}
+	for _, e := range l {
+		m, ok := e.(map[string]any)
+		if !ok {
+			return false
+		}
+		names := 0
+		for k, x := range m {
+			switch k {
+			case "apiVersion", "kind", "name", "uid":
+				s, ok := x.(string)
+				if !ok || !utf8.ValidString(s) {
+					return false
+				}
+				names++
+			case "controller", "blockOwnerDeletion":
+				if _, ok := x.(bool); !ok {
+					return false
+				}
+			default:
+				return false
+			}
+		}
+		if names != 4 {
+			return false
+		}
+	}
+	return true
+}
+
+// ValidNew reports that the metadata map m of a new object certainly
+// passes the server's checks of new object metadata (ValidateCreate and
+// ValidateAccessor of what FromUnstructured reads): canonical metadata
+// (Canonical) that plainMetaValid accepts, checked on the map itself in
+// one pass, so that no ObjectMeta needs to be built. false means "build
+// it and ask".
+func ValidNew(m map[string]any, namespaced bool) bool {
+	hasName, hasNS := false, false
+	orphan, foreground := false, false
+	for k, v := range m {
+		switch k {
+		case "name", "generateName", "namespace", "resourceVersion", "selfLink":
+			s, ok := v.(string)
+			if !ok || s == "" || !utf8.ValidString(s) {
+				return false
+			}
+			switch k {
+			case "name":
+				if !isDNSSubdomain(s) {
+					return false
+				}
+				hasName = true
+			case "generateName":
+				if !generateNameValid(s) {
+					return false
+				}
+			case "namespace":
+				if !namespaced || !isDNSLabel(s) {
+					return false
+				}
+				hasNS = true
+			}
+		case "generation":
+			if g, ok := v.(int64); !ok || g <= 0 {
+				return false
+			}
+		case "labels", "annotations":
+			sm, ok := v.(map[string]any)
+			if !ok || len(sm) == 0 {
+				return false
+			}
+			size := 0
+			for lk, e := range sm {
+				s, ok := e.(string)
+				if !ok || !utf8.ValidString(lk) || !utf8.ValidString(s) {
+					return false
+				}
+				if k == "labels" {
+					if !isLabelKey(lk, false) || (s != "" && !isLabelName(s)) {
+						return false
+					}
+					continue
+				}
+				if !isLabelKey(lk, true) {
+					return false
+				}
+				size += len(lk) + len(s)
+			}
+			if size > 256*1024 {
+				return false
+			}
+		case "finalizers":
+			l, ok := v.([]any)
+			if !ok || len(l) == 0 {
+				return false
+			}
+			for _, e := range l {
+				f, ok := e.(string)
+				if !ok || !utf8.ValidString(f) || !isLabelKey(f, false) {
+					return false
+				}
+				orphan = orphan || f == metav1.FinalizerOrphanDependents
+				foreground = foreground || f == metav1.FinalizerDeleteDependents
+			}
+		case "creationTimestamp":
+			s, ok := v.(string)
+			if !ok {
+				return false
+			}
+			t, err := time.Parse(time.RFC3339, s)
+			if err != nil || t.IsZero() || t.UTC().Format(time.RFC3339) != s {
+				return false
+			}
+		default:
+			// uid and ownerReferences send plainMetaValid to the server's
+			// validators; anything else is not canonical.
+			return false
+		}
+	}
+	return hasName && namespaced == hasNS && !(orphan && foreground)
 }

@@ -113,7 +113,7 @@ func randomMeta(r *rand.Rand) map[string]any {
 }
 
 // checkPlainMeta compares every shortcut with the server's path on m.
-func checkPlainMeta(t *testing.T, m map[string]any) (fromMap, toMap, valid bool) {
+func checkPlainMeta(t *testing.T, m map[string]any) (fromMap, toMap, valid, canonical, validNew bool) {
 	t.Helper()
 	js, _ := json.Marshal(m)
 	fast, ok := plainMetaFromMap(m)
@@ -130,6 +130,44 @@ func checkPlainMeta(t *testing.T, m map[string]any) (fromMap, toMap, valid bool)
 		conv := new(metav1.ObjectMeta)
 		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(m, conv); err != nil || !reflect.DeepEqual(conv, fast) {
 			t.Fatalf("%s: plain %#v, FromUnstructured %#v (%v)", js, fast, conv, err)
+		}
+	}
+	if Canonical(m) {
+		canonical = true
+		// The server's round trip (Get, then Set's ToUnstructured) must give
+		// m back, in every Get mode.
+		for _, strict := range []bool{false, true} {
+			for _, drop := range []bool{false, true} {
+				slow, found, unknown, err := getJSON(m, GetOptions{ReturnUnknownFieldPaths: strict, DropMalformedFields: drop, Prefix: "metadata"})
+				if err != nil || !found || len(unknown) > 0 {
+					t.Fatalf("%s: Canonical, but the server's Get gives %v, %q, %v", js, found, unknown, err)
+				}
+				back, err := runtime.DefaultUnstructuredConverter.ToUnstructured(slow)
+				if err != nil || !reflect.DeepEqual(back, m) {
+					t.Fatalf("%s: Canonical, but the server's round trip gives %#v (%v)", js, back, err)
+				}
+			}
+		}
+	}
+	for _, namespaced := range []bool{false, true} {
+		// ValidNew is Canonical plus plainMetaValid of what FromUnstructured
+		// reads, and what it accepts the server's validators accept.
+		want := false
+		if Canonical(m) {
+			if meta, errs := FromUnstructured(map[string]any{"metadata": m}); errs == nil {
+				want = plainMetaValid(meta, namespaced)
+			}
+		}
+		if got := ValidNew(m, namespaced); got != want {
+			t.Fatalf("%s namespaced=%v: ValidNew = %v, want %v", js, namespaced, got, want)
+		}
+		if want {
+			meta, _ := FromUnstructured(map[string]any{"metadata": m})
+			errs := genericvalidation.ValidateObjectMetaDeclaratively(context.Background(), operation.Create, meta, nil, namespaced, genericvalidation.NameIsDNSSubdomain, field.NewPath("metadata"), true)
+			if errs = append(errs, validateMetaAccessorServer(meta, namespaced)...); len(errs) > 0 {
+				t.Fatalf("%s namespaced=%v: ValidNew, but the server says %v", js, namespaced, errs)
+			}
+			validNew = true
 		}
 	}
 	slow, _, _, err := getJSON(m, GetOptions{DropMalformedFields: true, Prefix: "metadata"})
@@ -167,20 +205,20 @@ func validateMetaAccessorServer(meta *metav1.ObjectMeta, namespaced bool) field.
 
 func TestPlainMetaAgreesWithServer(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	var fromMap, toMap, valid int
+	var fromMap, toMap, valid, canonical, validNew int
 	n := 200000
 	if raceEnabled {
 		n = 20000 // the shortcut counts below still hold
 	}
 	for range n {
-		a, b, c := checkPlainMeta(t, randomMeta(r))
-		fromMap, toMap, valid = fromMap+b2i(a), toMap+b2i(b), valid+b2i(c)
+		a, b, c, d, e := checkPlainMeta(t, randomMeta(r))
+		fromMap, toMap, valid, canonical, validNew = fromMap+b2i(a), toMap+b2i(b), valid+b2i(c), canonical+b2i(d), validNew+b2i(e)
 	}
 	// Also every name-like string alone, where the validators draw lines.
 	for _, s := range metaStrings {
 		for _, k := range []string{"name", "generateName", "namespace"} {
-			_, _, c := checkPlainMeta(t, map[string]any{"name": "n", "namespace": "ns", k: s})
-			valid += b2i(c)
+			_, _, c, _, e := checkPlainMeta(t, map[string]any{"name": "n", "namespace": "ns", k: s})
+			valid, validNew = valid+b2i(c), validNew+b2i(e)
 		}
 		for _, k := range []string{"labels", "annotations"} {
 			checkPlainMeta(t, map[string]any{"name": "n", k: map[string]any{s: "v"}})
@@ -193,20 +231,41 @@ func TestPlainMetaAgreesWithServer(t *testing.T) {
 		[]any{map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "name": "d", "uid": nil, "controller": nil}, map[string]any{}},
 		[]any{map[string]any{"apiVersion": "v1", "kind": "Event", "name": "e", "uid": "u"}},
 	} {
-		from, to, _ := checkPlainMeta(t, map[string]any{"name": "n", "ownerReferences": refs})
+		from, to, _, _, _ := checkPlainMeta(t, map[string]any{"name": "n", "ownerReferences": refs})
 		if !(from && to) {
 			t.Errorf("ownerReferences %v: shortcut not taken (from map %v, to map %v)", refs, from, to)
 		}
 	}
 	for _, ts := range metaTimes {
-		from, to, _ := checkPlainMeta(t, map[string]any{"name": "n", "creationTimestamp": ts})
+		from, to, _, _, _ := checkPlainMeta(t, map[string]any{"name": "n", "creationTimestamp": ts})
 		if _, err := time.Parse(time.RFC3339, ts); err == nil && !(from && to) {
 			t.Errorf("creationTimestamp %q: shortcut not taken (from map %v, to map %v)", ts, from, to)
 		}
 	}
-	t.Logf("shortcut taken: from map %d, to map %d, valid %d", fromMap, toMap, valid)
-	if fromMap < 1000 || toMap < 1000 || valid < 100 {
-		t.Errorf("the shortcuts were rarely taken (%d, %d, %d): the test checks too little", fromMap, toMap, valid)
+	for _, m := range []map[string]any{
+		{"name": "n", "namespace": "ns", "generation": int64(2), "labels": map[string]any{"a": "b"}, "annotations": map[string]any{"k": ""},
+			"finalizers": []any{"f"}, "creationTimestamp": "2024-01-02T03:04:05Z", "uid": "u", "resourceVersion": "1", "selfLink": "/x", "generateName": "g-",
+			"ownerReferences": []any{map[string]any{"apiVersion": "v1", "kind": "K", "name": "", "uid": "u", "controller": true, "blockOwnerDeletion": false}}},
+		{},
+	} {
+		if _, _, _, c, _ := checkPlainMeta(t, m); !c {
+			t.Errorf("%v: not Canonical", m)
+		}
+	}
+	for _, m := range []map[string]any{
+		{"name": ""}, {"name": nil}, {"generation": int64(0)}, {"labels": map[string]any{}}, {"finalizers": []any{}},
+		{"creationTimestamp": "2024-01-02T03:04:05+01:00"}, {"creationTimestamp": "0001-01-01T00:00:00Z"}, {"creationTimestamp": nil},
+		{"ownerReferences": []any{map[string]any{"apiVersion": "v1", "kind": "K", "name": "n"}}},
+		{"ownerReferences": []any{map[string]any{"apiVersion": "v1", "kind": "K", "name": "n", "uid": "u", "controller": nil}}},
+		{"name": "\xff"}, {"unknown": "x"},
+	} {
+		if Canonical(m) {
+			t.Errorf("%v: Canonical", m)
+		}
+	}
+	t.Logf("shortcut taken: from map %d, to map %d, valid %d, canonical %d, valid new %d", fromMap, toMap, valid, canonical, validNew)
+	if fromMap < 1000 || toMap < 1000 || valid < 100 || canonical < 100 || validNew < 40 {
+		t.Errorf("the shortcuts were rarely taken (%d, %d, %d, %d, %d): the test checks too little", fromMap, toMap, valid, canonical, validNew)
 	}
 }
 
