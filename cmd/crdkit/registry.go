@@ -403,13 +403,8 @@ func skipJSON(b []byte, i *int) bool {
 // yamlTypeMeta reads the values of the lines that start with "apiVersion:"
 // and "kind:" (unquoted, or in plain quotes).
 func yamlTypeMeta(b []byte) (apiVersion, kind string) {
-	for len(b) > 0 {
-		l := b
-		if i := bytes.IndexByte(b, '\n'); i >= 0 {
-			l, b = b[:i], b[i+1:]
-		} else {
-			b = nil
-		}
+	for l := range bytes.Lines(b) {
+		l = bytes.TrimSuffix(l, []byte("\n"))
 		for _, f := range []struct {
 			key string
 			dst *string

@@ -216,13 +216,7 @@ func dropBlank(chunks []Chunk) []Chunk {
 }
 
 func hasContent(b []byte) bool {
-	for len(b) > 0 {
-		l := b
-		if i := bytes.IndexByte(b, '\n'); i >= 0 {
-			l, b = b[:i], b[i+1:]
-		} else {
-			b = nil
-		}
+	for l := range bytes.Lines(b) {
 		if t := bytes.TrimSpace(l); len(t) > 0 && t[0] != '#' {
 			return true
 		}
