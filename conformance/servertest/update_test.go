@@ -310,8 +310,13 @@ func compareUpdateWith(t *testing.T, agr *agreement, what string, ck *crdkit.CRD
 		sortCauses(wc)
 		agr.record(capability+"-causes", kind, gm == wm && slices.Equal(gc, wc),
 			fmt.Sprintf("%s\n  server: %s\n    %q\n  crdkit: %s\n    %q", desc, want.Message, wc, got.Message, gc))
+		// A message whose causes follow Go map order inside the server:
+		// it varies, or comes in crdkit's order in some answers, or (the
+		// creates' last check) the server's own validation run in this
+		// process gives the first pair crdkit reverses in crdkit's order.
 		if want.Code == 422 && len(want.Causes) > 1 && (updateMessageVaries(crd, op, version, ns, name, uc.body, mode, want.Message, 10) ||
-			(got.Message != want.Message && serverSays(crd, op, version, ns, name, uc.body, mode, got.Message, 100))) {
+			(got.Message != want.Message && (serverSays(crd, op, version, ns, name, uc.body, mode, got.Message, 100) ||
+				upstreamReorders(crd, version, uc.body, want.Causes, got.Causes)))) {
 			agr.exact(capability + "-message-exact")
 		} else if want.Code == 422 {
 			agr.record(capability+"-message-exact", kind, got.Message == want.Message, fmt.Sprintf("%s\n  server: %s\n  crdkit: %s", desc, want.Message, got.Message))
