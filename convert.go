@@ -152,14 +152,7 @@ func plainValue(x any, depth int) (nulls, ok bool) {
 			return false, false
 		}
 		for _, e := range t {
-			switch e.(type) {
-			case bool, string, int64, float64:
-				continue
-			case nil:
-				nulls = true
-				continue
-			}
-			n, ok := plainValue(e, depth+1)
+			n, ok := plainElem(e, depth)
 			if !ok {
 				return false, false
 			}
@@ -170,14 +163,7 @@ func plainValue(x any, depth int) (nulls, ok bool) {
 			return false, false
 		}
 		for _, e := range t {
-			switch e.(type) {
-			case bool, string, int64, float64:
-				continue
-			case nil:
-				nulls = true
-				continue
-			}
-			n, ok := plainValue(e, depth+1)
+			n, ok := plainElem(e, depth)
 			if !ok {
 				return false, false
 			}
@@ -190,6 +176,17 @@ func plainValue(x any, depth int) (nulls, ok bool) {
 		return false, false
 	}
 	return nulls, true
+}
+
+// plainElem is plainValue for an element of a map or slice at depth.
+func plainElem(e any, depth int) (nulls, ok bool) {
+	switch e.(type) {
+	case bool, string, int64, float64:
+		return false, true
+	case nil:
+		return true, true
+	}
+	return plainValue(e, depth+1)
 }
 
 // checkVersions is crConverter.ConvertToVersion's checks of the source
