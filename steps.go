@@ -41,7 +41,7 @@ type request struct {
 	res        Result
 	// fast lets decode use prune.JSON (pruned then says that obj is pruned
 	// already, with the paths in prePruned) and coerce skip null pruning
-	// on a body without null; on a create, coerce keeps canonical metadata,
+	// on a body without null, coerce keeps canonical metadata; on a create,
 	// validation checks valid metadata on the map and the read back is
 	// left out where it is the identity (tests compare both paths).
 	fast, pruned bool
@@ -160,7 +160,7 @@ func (r *request) coerce() {
 	// A decoded value holds a nil only where the body has the literal null:
 	// without one, dropping non-nullable nulls has nothing to do.
 	noNulls := r.fast && r.raw != nil && !bytes.Contains(r.raw, []byte("null"))
-	pruned, unknown, err := r.v.crd.coerce(r.obj, coercion{strict: r.mode != Ignore, rootMeta: true, pruned: r.pruned, prePruned: r.prePruned, noNulls: noNulls, keepCanonicalMeta: r.fast && r.create})
+	pruned, unknown, err := r.v.crd.coerce(r.obj, coercion{strict: r.mode != Ignore, rootMeta: true, pruned: r.pruned, prePruned: r.prePruned, noNulls: noNulls, keepCanonicalMeta: r.fast})
 	if err != nil {
 		r.fail(r.v.decodeError(&r.gvk, r.raw, err))
 		return

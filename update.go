@@ -108,7 +108,13 @@ func (v *Version) updateDecoded(obj, live map[string]any, opts UpdateOptions, st
 // strategy when status is set) for one request, in their order; a step does
 // nothing once an earlier one failed.
 func (v *Version) update(raw []byte, obj, live map[string]any, opts UpdateOptions, status bool) Result {
-	r := &request{v: v, mode: opts.mode(), raw: raw, obj: obj, fast: true}
+	return v.updateWith(raw, obj, live, opts, status, true)
+}
+
+// updateWith is update with or without the fast steps (request.fast), so
+// that tests can compare the two.
+func (v *Version) updateWith(raw []byte, obj, live map[string]any, opts UpdateOptions, status, fast bool) Result {
+	r := &request{v: v, mode: opts.mode(), raw: raw, obj: obj, fast: fast}
 	u := &updateRequest{request: r, status: status}
 	r.warnDeprecated()           // every request to a deprecated version
 	u.readLive(live)             // §2.4: the live object as the registry reads it, at this version

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/crdkit/crdkit/objectmeta"
 )
 
 func loadUpdatesExample(t testing.TB) (*Version, map[string]any) {
@@ -181,4 +183,70 @@ func TestUpdateConcurrent(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+// TestUpdateFastCorpus runs every corpus object, as is and with unknown
+// fields, as an update (and a status update) of itself as created, with
+// a label added, through the fast steps and without them: the answers
+// must be the same, and canonical metadata must be kept in some of them.
+func TestUpdateFastCorpus(t *testing.T) {
+	bodies := corpusBodies(t)
+	if len(bodies) < 60 {
+		t.Fatalf("%d corpus bodies, want at least 60", len(bodies))
+	}
+	compared, canonical := 0, 0
+	for _, b := range bodies {
+		created := b.v.CreateJSON(b.raw, CreateOptions{FieldValidation: Ignore})
+		if created.Err != nil {
+			continue
+		}
+		live := created.Object
+		md, _ := live["metadata"].(map[string]any)
+		if md == nil {
+			continue
+		}
+		md["resourceVersion"] = "7"
+		md["uid"] = "0b3c8e4e-6c2b-4d3f-9a57-0c1f5b8e2a11"
+		md["creationTimestamp"] = "2026-01-02T03:04:05Z"
+		var obj map[string]any
+		if err := json.Unmarshal(b.raw, &obj); err != nil {
+			t.Fatal(err)
+		}
+		om, _ := obj["metadata"].(map[string]any)
+		if om == nil {
+			continue
+		}
+		om["resourceVersion"] = "7"
+		labels, _ := om["labels"].(map[string]any)
+		if labels == nil {
+			labels = map[string]any{}
+			om["labels"] = labels
+		}
+		labels["crdkit.test/changed"] = "yes"
+		raw, err := json.Marshal(obj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if objectmeta.Canonical(om) {
+			canonical++
+		}
+		for _, status := range []bool{false, true} {
+			if status && !b.v.statusSubresource {
+				continue
+			}
+			for _, m := range []FieldValidation{Ignore, Warn, Strict} {
+				opts := UpdateOptions{FieldValidation: m}
+				fast := b.v.updateWith(raw, nil, live, opts, status, true)
+				slow := b.v.updateWith(raw, nil, live, opts, status, false)
+				if err := sameResult(fast, slow); err != nil {
+					t.Errorf("%s (status %v, %s): fast update: %v", b.name, status, m, err)
+				}
+				compared++
+			}
+		}
+	}
+	t.Logf("%d updates compared; %d bodies with canonical metadata", compared, canonical)
+	if compared < 100 || canonical < 10 {
+		t.Errorf("%d updates compared, %d bodies with canonical metadata: the fast steps are not exercised", compared, canonical)
+	}
 }

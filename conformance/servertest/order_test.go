@@ -44,7 +44,32 @@ func upstreamReorders(crd *apiextensionsv1.CustomResourceDefinition, version str
 	if kjson.UnmarshalCaseSensitivePreserveInts(raw, &obj) != nil {
 		return false
 	}
-	for range upstreamRuns {
+	if found, both := u.reorders(obj, a, b, upstreamRuns); found || !both {
+		return found
+	}
+	// The order follows the iteration of the schema's properties maps, whose
+	// layout is fixed for a compiled schema (one server process): an
+	// iteration only rotates it, so some orders never come from one
+	// validator. Validators compiled again lay their maps out anew.
+	for range upstreamRebuilds {
+		if u = newUpstreamValidator(crd, version); u == nil {
+			return false
+		}
+		if found, _ := u.reorders(obj, a, b, upstreamRebuildRuns); found {
+			return true
+		}
+	}
+	return false
+}
+
+// upstreamRebuilds bounds the validators upstreamReorders compiles again,
+// upstreamRebuildRuns the runs of each.
+const upstreamRebuilds, upstreamRebuildRuns = 40, 100
+
+// reorders runs u on obj up to runs times and reports whether some run
+// gives b before a, and whether both are causes of the value validation.
+func (u *upstreamValidator) reorders(obj map[string]any, a, b Cause, runs int) (found, both bool) {
+	for range runs {
 		errs := apiservervalidation.ValidateCustomResource(nil, obj, u.validator)
 		if u.structural != nil {
 			errs = append(errs, listtype.ValidateListSetsAndMaps(nil, u.structural, obj)...)
@@ -60,13 +85,13 @@ func upstreamReorders(crd *apiextensionsv1.CustomResourceDefinition, version str
 			}
 		}
 		if i < 0 || j < 0 {
-			return false // not both in the value validation
+			return false, false // not both in the value validation
 		}
 		if j < i {
-			return true
+			return true, true
 		}
 	}
-	return false
+	return false, true
 }
 
 // reversedPair returns the first causes a, b that the server reports in
@@ -88,25 +113,31 @@ func upstreamValidatorFor(crd *apiextensionsv1.CustomResourceDefinition, version
 	if u, ok := upstreamValidators[key]; ok {
 		return u
 	}
-	var u *upstreamValidator
+	u := newUpstreamValidator(crd, version)
+	upstreamValidators[key] = u
+	return u
+}
+
+// newUpstreamValidator compiles the server's value validator of a CRD
+// version (nil if it has no schema or the server cannot compile it).
+func newUpstreamValidator(crd *apiextensionsv1.CustomResourceDefinition, version string) *upstreamValidator {
 	for _, v := range crd.Spec.Versions {
 		if v.Name != version || v.Schema == nil || v.Schema.OpenAPIV3Schema == nil {
 			continue
 		}
 		internal := new(apiextensions.JSONSchemaProps)
 		if apiextensionsv1.Convert_v1_JSONSchemaProps_To_apiextensions_JSONSchemaProps(v.Schema.OpenAPIV3Schema, internal, nil) != nil {
-			break
+			return nil
 		}
 		validator, _, err := apiservervalidation.NewSchemaValidator(internal)
 		if err != nil {
-			break
+			return nil
 		}
 		ss, err := structuralschema.NewStructural(internal)
 		if err != nil {
 			ss = nil
 		}
-		u = &upstreamValidator{validator: validator, structural: ss}
+		return &upstreamValidator{validator: validator, structural: ss}
 	}
-	upstreamValidators[key] = u
-	return u
+	return nil
 }

@@ -319,7 +319,7 @@ func compareUpdateWith(t *testing.T, agr *agreement, what string, ck *crdkit.CRD
 				upstreamReorders(crd, version, uc.body, want.Causes, got.Causes)))) {
 			agr.exact(capability + "-message-exact")
 		} else if want.Code == 422 {
-			agr.record(capability+"-message-exact", kind, got.Message == want.Message, fmt.Sprintf("%s\n  server: %s\n  crdkit: %s", desc, want.Message, got.Message))
+			agr.record(capability+"-message-exact", kind, got.Message == want.Message, fmt.Sprintf("%s\n  server: %s\n  crdkit: %s\n  whole input: %s", desc, want.Message, got.Message, uc.body))
 		}
 	}
 	agr.record(capability+"-warnings", kind, slices.Equal(got.Warnings, want.Warnings),
