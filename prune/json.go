@@ -1,6 +1,7 @@
 package prune
 
 import (
+	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
@@ -35,7 +36,7 @@ import (
 // put in interfaces a chunk at a time (internal/box) and the paths
 // rendered into shared strings, so a value kept keeps its chunk in memory.
 func JSON(data []byte, s *schema.Schema, opts Options, dst []string) (obj map[string]any, paths []string, ok bool) {
-	d := decoder{s: string(data), track: !opts.NoPaths, out: dst}
+	d := decoder{s: string(data), track: !opts.NoPaths}
 	d.path = make([]seg, 0, 16)
 	var empty schema.Schema
 	s, emb := top(s, opts, &empty)
@@ -68,12 +69,15 @@ type decoder struct {
 	depth int
 	track bool // record the pruned paths
 	path  []seg
-	// The pruned paths, appended to the caller's list: each is rendered
-	// into pb, a buffer that strings are sliced from (a strings.Builder
-	// never changes what it has written), replaced by a larger one when
-	// full.
-	out []string
-	pb  strings.Builder
+	// The pruned paths: each is rendered into pb, a buffer that strings
+	// are sliced from (a strings.Builder never changes what it has
+	// written), replaced by a larger one when full; full buffers are kept
+	// in chunks. refs locates each path's text; the strings are made and
+	// appended to the caller's list at the end, all at once, so that recording
+	// a path writes no pointer.
+	pb     strings.Builder
+	chunks []string
+	refs   []pathRef
 	// ptext is the text of the first nr segments of path, and pseg where
 	// the text of each ends.
 	ptext []byte
@@ -101,6 +105,11 @@ func (d *decoder) fail() {
 }
 
 func (d *decoder) ws() {
+	// Every byte above a space ends white space: one comparison when
+	// there is none, as between the tokens of compact JSON.
+	if d.i < len(d.s) && d.s[d.i] > ' ' {
+		return
+	}
 	for d.i < len(d.s) {
 		switch d.s[d.i] {
 		case ' ', '\t', '\n', '\r':
@@ -285,11 +294,13 @@ func (d *decoder) addPath(key string) {
 	n := len(t) + 1 + len(key)
 	if d.pb.Cap()-d.pb.Len() < n {
 		c := d.pb.Cap()
+		if c > 0 {
+			d.chunks = append(d.chunks, d.pb.String())
+		} else {
+			d.refs = make([]pathRef, 0, 32)
+		}
 		d.pb = strings.Builder{}
 		d.pb.Grow(max(min(2*c, maxPathBuf), minPathBuf, n))
-		if c == 0 {
-			d.out = slices.Grow(d.out, 16)
-		}
 	}
 	start := d.pb.Len()
 	d.pb.Write(t)
@@ -297,8 +308,12 @@ func (d *decoder) addPath(key string) {
 		d.pb.WriteByte('.')
 	}
 	d.pb.WriteString(key)
-	d.out = append(d.out, d.pb.String()[start:])
+	d.refs = append(d.refs, pathRef{uint32(len(d.chunks)), uint32(start), uint32(d.pb.Len())})
 }
+
+// pathRef locates the text of a recorded path: chunk c (the current
+// buffer when c is len(chunks)), bytes lo to hi.
+type pathRef struct{ c, lo, hi uint32 }
 
 // pop leaves the last segment of d.path.
 func (d *decoder) pop() {
@@ -310,10 +325,18 @@ func (d *decoder) pop() {
 // paths returns the list of paths, those recorded (appended to dst)
 // sorted.
 func (d *decoder) paths(dst []string) []string {
-	if len(d.out)-len(dst) > 1 {
-		slices.Sort(d.out[len(dst):])
+	if len(d.refs) == 0 {
+		return dst
 	}
-	return d.out
+	d.chunks = append(d.chunks, d.pb.String())
+	out := slices.Grow(dst, len(d.refs))
+	for _, r := range d.refs {
+		out = append(out, d.chunks[r.c][r.lo:r.hi])
+	}
+	if len(d.refs) > 1 {
+		slices.Sort(out[len(dst):])
+	}
+	return out
 }
 
 // value decodes the next value and prunes it against s as prune does.
@@ -356,11 +379,14 @@ func (d *decoder) object(s *schema.Schema, emb bool) any {
 	if !d.enter() {
 		return nil
 	}
-	m := map[string]any{}
 	if !d.first('}') {
-		return m
+		return map[string]any{}
 	}
 	addl, _, addlSet := s.AdditionalProperties()
+	if addlSet || s.NumProperties() > mapGroup {
+		return d.largeObject(s, addl, emb, addlSet)
+	}
+	m := map[string]any{}
 	mark := len(d.keys)
 	for {
 		k := d.key()
@@ -372,8 +398,6 @@ func (d *decoder) object(s *schema.Schema, emb bool) any {
 			d.set(m, k, d.any())
 		case c != nil:
 			d.set(m, k, d.child(c, k))
-		case addlSet:
-			d.set(m, k, d.child(addl, k))
 		default:
 			d.distinct(mark, k)
 			d.record(k)
@@ -385,6 +409,40 @@ func (d *decoder) object(s *schema.Schema, emb bool) any {
 	}
 	d.keys = d.keys[:mark]
 	return m
+}
+
+// mapGroup is the number of keys a Go map holds before it grows past its
+// first group of slots.
+const mapGroup = 8
+
+// largeObject is object for an object that may keep more keys than one
+// group of a map holds: its members are collected and put in a map of
+// their number, which saves growing the map (and rehashing it) on the way.
+func (d *decoder) largeObject(s, addl *schema.Schema, emb, addlSet bool) any {
+	mark, kmark := len(d.members), len(d.keys)
+	for {
+		k := d.key()
+		if d.bad {
+			return nil
+		}
+		switch c := s.Property(k); {
+		case emb && isMeta(k):
+			d.put(k, d.any())
+		case c != nil:
+			d.put(k, d.child(c, k))
+		case addlSet:
+			d.put(k, d.child(addl, k))
+		default:
+			d.distinct(kmark, k)
+			d.record(k)
+			d.skip()
+		}
+		if !d.more('}') {
+			break
+		}
+	}
+	d.keys = d.keys[:kmark]
+	return d.mapFrom(mark)
 }
 
 // child decodes the value of key k against c.
@@ -706,9 +764,14 @@ func (d *decoder) str() string {
 	start := d.i + 1
 	j := start
 	for j < len(s) {
-		// Most bytes are printable ASCII other than a quote or backslash.
-		for j+4 <= len(s) && plainByte[s[j]] && plainByte[s[j+1]] && plainByte[s[j+2]] && plainByte[s[j+3]] {
-			j += 4
+		// Most bytes are printable ASCII other than a quote or backslash:
+		// skip them eight at a time, then one at a time near the end.
+		for j+8 <= len(s) {
+			if m := special(load8(s, j)); m != 0 {
+				j += bits.TrailingZeros64(m) >> 3
+				goto found
+			}
+			j += 8
 		}
 		for j < len(s) && plainByte[s[j]] {
 			j++
@@ -716,6 +779,7 @@ func (d *decoder) str() string {
 		if j == len(s) {
 			break
 		}
+	found:
 		c := s[j]
 		switch {
 		case c == '"':
@@ -739,6 +803,33 @@ func (d *decoder) str() string {
 	}
 	d.fail()
 	return ""
+}
+
+// load8 reads the eight bytes at s[j:] as a little-endian word (one load).
+func load8(s string, j int) uint64 {
+	s = s[j : j+8]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+const (
+	lsb = 0x0101010101010101 // the low bit of each byte of a word
+	msb = 0x8080808080808080 // the high bit of each byte
+)
+
+// special marks, with the high bit of its byte, each byte of the word x
+// that is not plainByte: a quote, a backslash, a control byte or a byte
+// of a multi-byte UTF-8 sequence. Only the lowest mark is exact: a
+// subtraction borrows from the byte above a marked one only, so bytes
+// above the first marked byte can be marked wrongly. Callers use the
+// lowest.
+func special(x uint64) uint64 {
+	q := x ^ (lsb * '"')  // zero bytes where x has a quote
+	b := x ^ (lsb * '\\') // zero bytes where x has a backslash
+	// A byte c < 0x80 gets its high bit from q-1, b-1 or c-0x20 only when
+	// it is a quote, a backslash or below 0x20 (or a borrow came from
+	// below); every byte >= 0x80 has it already.
+	return ((q - lsb) | (b - lsb) | (x - lsb*0x20) | x) & msb
 }
 
 // plainByte holds the bytes a string can hold as they are: printable ASCII
