@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/crdkit/crdkit/internal/box"
@@ -37,7 +38,12 @@ import (
 // rendered into shared strings, so a value kept keeps its chunk in memory.
 func JSON(data []byte, s *schema.Schema, opts Options, dst []string) (obj map[string]any, paths []string, ok bool) {
 	d := decoder{s: string(data), track: !opts.NoPaths}
-	d.path = make([]seg, 0, 16)
+	sc := scratchPool.Get().(*scratch)
+	d.take(sc)
+	defer d.give(sc)
+	if d.path == nil {
+		d.path = make([]seg, 0, 16)
+	}
 	var empty schema.Schema
 	s, emb := top(s, opts, &empty)
 	if d.peek() != '{' {
@@ -50,6 +56,66 @@ func JSON(data []byte, s *schema.Schema, opts Options, dst []string) (obj map[st
 	}
 	obj, _ = v.(map[string]any)
 	return obj, d.paths(dst), true
+}
+
+// scratch holds a decoder's stacks and buffers between calls: only the
+// decoder reads and writes them during a call, and nothing it returns
+// shares them. Those holding pointers are cleared when put back, so that
+// the pool keeps no value alive; any grown large is dropped.
+type scratch struct {
+	path    []seg
+	members []member
+	elems   []any
+	keys    []string
+	ptext   []byte
+	pseg    []int
+	refs    []pathRef
+	chunks  []string
+	buf     []byte
+}
+
+var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
+
+const maxScratch = 4096
+
+// take starts d with the scratch of sc.
+func (d *decoder) take(sc *scratch) {
+	d.path, d.members, d.elems, d.keys = sc.path, sc.members, sc.elems, sc.keys
+	d.ptext, d.pseg, d.refs, d.chunks, d.buf = sc.ptext, sc.pseg, sc.refs, sc.chunks, sc.buf
+}
+
+// give puts d's scratch back in sc, emptied, and sc in the pool.
+func (d *decoder) give(sc *scratch) {
+	sc.path = reuse(d.path)
+	sc.members = reuse(d.members)
+	sc.elems = reuse(d.elems)
+	sc.keys = reuse(d.keys)
+	sc.chunks = reuse(d.chunks)
+	sc.ptext = reuseFlat(d.ptext)
+	sc.pseg = reuseFlat(d.pseg)
+	sc.refs = reuseFlat(d.refs)
+	sc.buf = reuseFlat(d.buf)
+	scratchPool.Put(sc)
+}
+
+// reuse empties s for the next call: its elements are zeroed up to its
+// capacity (a give-up can leave elements above its length), and it is
+// dropped when it has grown large.
+func reuse[S ~[]E, E any](s S) S {
+	if cap(s) > maxScratch {
+		return nil
+	}
+	s = s[:cap(s)]
+	clear(s)
+	return s[:0]
+}
+
+// reuseFlat is reuse for elements without pointers, which need no zeroing.
+func reuseFlat[S ~[]E, E any](s S) S {
+	if cap(s) > maxScratch*8 {
+		return nil
+	}
+	return s[:0]
 }
 
 // maxJSONDepth bounds the nesting JSON decodes itself; the server's decoder
@@ -296,7 +362,7 @@ func (d *decoder) addPath(key string) {
 		c := d.pb.Cap()
 		if c > 0 {
 			d.chunks = append(d.chunks, d.pb.String())
-		} else {
+		} else if d.refs == nil {
 			d.refs = make([]pathRef, 0, 32)
 		}
 		d.pb = strings.Builder{}
