@@ -188,6 +188,11 @@ func (d *decoder) ws() {
 
 // peek returns the next byte after white space, 0 at the end.
 func (d *decoder) peek() byte {
+	if d.i < len(d.s) {
+		if c := d.s[d.i]; c > ' ' {
+			return c
+		}
+	}
 	d.ws()
 	if d.i < len(d.s) {
 		return d.s[d.i]
@@ -241,6 +246,10 @@ func (d *decoder) key() string {
 		return ""
 	}
 	k := d.str()
+	if d.i < len(d.s) && d.s[d.i] == ':' {
+		d.i++
+		return k
+	}
 	if d.peek() != ':' {
 		d.fail()
 		return ""
