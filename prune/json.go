@@ -408,8 +408,11 @@ func (d *decoder) paths(dst []string) []string {
 	for _, r := range d.refs {
 		out = append(out, d.chunks[r.c][r.lo:r.hi])
 	}
-	if len(d.refs) > 1 {
-		slices.Sort(out[len(dst):])
+	// The paths come in the order of the input, which is often sorted
+	// already (encoders such as encoding/json write keys sorted): a
+	// check of each neighbour costs less than sorting them then.
+	if p := out[len(dst):]; !slices.IsSorted(p) {
+		slices.Sort(p)
 	}
 	return out
 }
