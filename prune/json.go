@@ -437,10 +437,16 @@ func (d *decoder) value(s *schema.Schema, emb bool) any {
 		mark := len(d.elems)
 		if d.first(']') {
 			for n := 0; ; n++ {
-				d.path = append(d.path, indexSeg(n))
-				v := d.value(items, iemb)
+				var v any
+				switch d.peek() {
+				case '{', '[':
+					d.path = append(d.path, indexSeg(n))
+					v = d.value(items, iemb)
+					d.pop()
+				default:
+					v = d.scalar() // as in child
+				}
 				d.push(v)
-				d.pop()
 				if !d.more(']') {
 					break
 				}
@@ -525,6 +531,14 @@ func (d *decoder) largeObject(s, addl *schema.Schema, emb, addlSet bool) any {
 
 // child decodes the value of key k against c.
 func (d *decoder) child(c *schema.Schema, k string) any {
+	// Every schema keeps a scalar as it is (value, preserve and all
+	// decode it with scalar), and nothing under it is pruned: its path is
+	// not needed.
+	switch d.peek() {
+	case '{', '[':
+	default:
+		return d.scalar()
+	}
 	d.path = append(d.path, keySeg(k))
 	v := d.value(c, c != nil && c.EmbeddedResource())
 	d.pop()
@@ -579,16 +593,16 @@ func (d *decoder) preserve(s *schema.Schema, emb bool) any {
 		mark := len(d.elems)
 		if d.first(']') {
 			for n := 0; ; n++ {
-				d.path = append(d.path, indexSeg(n))
 				var v any
 				switch d.peek() {
 				case '{', '[':
+					d.path = append(d.path, indexSeg(n))
 					v = d.preserve(items, iemb)
+					d.pop()
 				default:
 					v = d.scalar()
 				}
 				d.push(v)
-				d.pop()
 				if !d.more(']') {
 					break
 				}
@@ -633,10 +647,16 @@ func (d *decoder) all() any {
 		mark := len(d.elems)
 		if d.first(']') {
 			for n := 0; ; n++ {
-				d.path = append(d.path, indexSeg(n))
-				v := d.all()
+				var v any
+				switch d.peek() {
+				case '{', '[':
+					d.path = append(d.path, indexSeg(n))
+					v = d.all()
+					d.pop()
+				default:
+					v = d.scalar()
+				}
 				d.push(v)
-				d.pop()
 				if !d.more(']') {
 					break
 				}
