@@ -858,9 +858,27 @@ func (d *decoder) number(value bool) any {
 // str reads a string at the opening quote. Without escapes it is a slice
 // of the input; with them it is unescaped into a new string.
 func (d *decoder) str() string {
+	// The common case, a string of plain bytes ending before the last
+	// eight bytes of the input, is this loop; the rest is strFrom's.
 	s := d.s
 	start := d.i + 1
-	j := start
+	for j := start; j+8 <= len(s); j += 8 {
+		if m := special(load8(s, j)); m != 0 {
+			j += bits.TrailingZeros64(m) >> 3
+			if s[j] == '"' {
+				d.i = j + 1
+				return s[start:j]
+			}
+			return d.strFrom(start, j)
+		}
+	}
+	return d.strFrom(start, start)
+}
+
+// strFrom finishes str for the string that starts at start, whose bytes
+// before j are plain.
+func (d *decoder) strFrom(start, j int) string {
+	s := d.s
 	for j < len(s) {
 		// Most bytes are printable ASCII other than a quote or backslash:
 		// skip them eight at a time, then one at a time near the end.
