@@ -4,7 +4,6 @@ import (
 	"math/bits"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"unicode/utf8"
 
@@ -34,8 +33,9 @@ import (
 //
 // The strings of obj share one copy of data; the copy stays in memory as
 // long as any of them does. Likewise its strings, numbers and arrays are
-// put in interfaces a chunk at a time (internal/box) and the paths
-// rendered into shared strings, so a value kept keeps its chunk in memory.
+// put in interfaces a chunk at a time (internal/box), so a value kept
+// keeps its chunk in memory; the paths are cut from one string, which
+// stays in memory as long as any of them does.
 func JSON(data []byte, s *schema.Schema, opts Options, dst []string) (obj map[string]any, paths []string, ok bool) {
 	d := decoder{s: string(data), track: !opts.NoPaths}
 	sc := scratchPool.Get().(*scratch)
@@ -69,8 +69,8 @@ type scratch struct {
 	keys    []string
 	ptext   []byte
 	pseg    []int
-	refs    []pathRef
-	chunks  []string
+	ptxt    []byte
+	ends    []int
 	buf     []byte
 }
 
@@ -81,7 +81,7 @@ const maxScratch = 4096
 // take starts d with the scratch of sc.
 func (d *decoder) take(sc *scratch) {
 	d.path, d.members, d.elems, d.keys = sc.path, sc.members, sc.elems, sc.keys
-	d.ptext, d.pseg, d.refs, d.chunks, d.buf = sc.ptext, sc.pseg, sc.refs, sc.chunks, sc.buf
+	d.ptext, d.pseg, d.ptxt, d.ends, d.buf = sc.ptext, sc.pseg, sc.ptxt, sc.ends, sc.buf
 }
 
 // give puts d's scratch back in sc, emptied, and sc in the pool.
@@ -90,10 +90,13 @@ func (d *decoder) give(sc *scratch) {
 	sc.members = reuse(d.members)
 	sc.elems = reuse(d.elems)
 	sc.keys = reuse(d.keys)
-	sc.chunks = reuse(d.chunks)
 	sc.ptext = reuseFlat(d.ptext)
 	sc.pseg = reuseFlat(d.pseg)
-	sc.refs = reuseFlat(d.refs)
+	sc.ends = reuseFlat(d.ends)
+	sc.ptxt = d.ptxt[:0]
+	if cap(d.ptxt) > maxPathText {
+		sc.ptxt = nil
+	}
 	sc.buf = reuseFlat(d.buf)
 	scratchPool.Put(sc)
 }
@@ -135,15 +138,13 @@ type decoder struct {
 	depth int
 	track bool // record the pruned paths
 	path  []seg
-	// The pruned paths: each is rendered into pb, a buffer that strings
-	// are sliced from (a strings.Builder never changes what it has
-	// written), replaced by a larger one when full; full buffers are kept
-	// in chunks. refs locates each path's text; the strings are made and
-	// appended to the caller's list at the end, all at once, so that recording
-	// a path writes no pointer.
-	pb     strings.Builder
-	chunks []string
-	refs   []pathRef
+	// The pruned paths: each is rendered into ptxt, one after the other,
+	// and ends where it ends. At the end ptxt is made into one string that
+	// all the paths are sliced from (one allocation of the exact size; the
+	// buffer is reused by the next call), so that recording a path
+	// allocates nothing and writes no pointer.
+	ptxt []byte
+	ends []int
 	// ptext is the text of the first nr segments of path, and pseg where
 	// the text of each ends.
 	ptext []byte
@@ -342,14 +343,10 @@ func (d *decoder) record(key string) {
 	}
 }
 
-// The buffer the paths are rendered in starts at minPathBuf bytes and
-// doubles each time it is full, up to maxPathBuf.
-const (
-	minPathBuf = 256
-	maxPathBuf = 4096
-)
+// maxPathText bounds the buffer of path text kept for the next call.
+const maxPathText = 1 << 20
 
-// addPath renders the path of key at d.path into d.pb.
+// addPath renders the path of key at d.path into d.ptxt.
 func (d *decoder) addPath(key string) {
 	// The text of d.path, rendered into d.ptext as far as it is still the
 	// same.
@@ -366,29 +363,16 @@ func (d *decoder) addPath(key string) {
 		d.pseg = append(d.pseg, len(t))
 	}
 	d.ptext, d.nr = t, len(d.path)
-	n := len(t) + 1 + len(key)
-	if d.pb.Cap()-d.pb.Len() < n {
-		c := d.pb.Cap()
-		if c > 0 {
-			d.chunks = append(d.chunks, d.pb.String())
-		} else if d.refs == nil {
-			d.refs = make([]pathRef, 0, 32)
-		}
-		d.pb = strings.Builder{}
-		d.pb.Grow(max(min(2*c, maxPathBuf), minPathBuf, n))
+	if d.ends == nil {
+		d.ends = make([]int, 0, 32)
 	}
-	start := d.pb.Len()
-	d.pb.Write(t)
+	b := append(d.ptxt, t...)
 	if len(d.path) > 0 {
-		d.pb.WriteByte('.')
+		b = append(b, '.')
 	}
-	d.pb.WriteString(key)
-	d.refs = append(d.refs, pathRef{uint32(len(d.chunks)), uint32(start), uint32(d.pb.Len())})
+	d.ptxt = append(b, key...)
+	d.ends = append(d.ends, len(d.ptxt))
 }
-
-// pathRef locates the text of a recorded path: chunk c (the current
-// buffer when c is len(chunks)), bytes lo to hi.
-type pathRef struct{ c, lo, hi uint32 }
 
 // pop leaves the last segment of d.path.
 func (d *decoder) pop() {
@@ -400,13 +384,14 @@ func (d *decoder) pop() {
 // paths returns the list of paths, those recorded (appended to dst)
 // sorted.
 func (d *decoder) paths(dst []string) []string {
-	if len(d.refs) == 0 {
+	if len(d.ends) == 0 {
 		return dst
 	}
-	d.chunks = append(d.chunks, d.pb.String())
-	out := slices.Grow(dst, len(d.refs))
-	for _, r := range d.refs {
-		out = append(out, d.chunks[r.c][r.lo:r.hi])
+	all, lo := string(d.ptxt), 0
+	out := slices.Grow(dst, len(d.ends))
+	for _, hi := range d.ends {
+		out = append(out, all[lo:hi])
+		lo = hi
 	}
 	// The paths come in the order of the input, which is often sorted
 	// already (encoders such as encoding/json write keys sorted): a

@@ -192,9 +192,9 @@ func plain(data []byte) bool {
 	return depth < 100
 }
 
-// TestJSONManyPaths checks the pruned paths where they fill the buffer
-// they are rendered in several times, with paths longer than the buffer
-// and empty ones.
+// TestJSONManyPaths checks many pruned paths, long and empty ones among
+// them, cut from the one string they are rendered in (and its buffer,
+// grown several times and reused by the next call).
 func TestJSONManyPaths(t *testing.T) {
 	s := mustCompile(t, []byte(`{"type":"object","properties":{"spec":{"type":"object","properties":{
 		"list":{"type":"array","items":{"type":"object","properties":{"a":{}}}}}}}}`))
