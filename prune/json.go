@@ -143,8 +143,9 @@ type decoder struct {
 	// all the paths are sliced from (one allocation of the exact size; the
 	// buffer is reused by the next call), so that recording a path
 	// allocates nothing and writes no pointer.
-	ptxt []byte
-	ends []int
+	ptxt     []byte
+	ends     []int
+	unsorted bool // a path recorded comes before the one recorded before it
 	// ptext is the text of the first nr segments of path, and pseg where
 	// the text of each ends.
 	ptext []byte
@@ -357,6 +358,10 @@ func (d *decoder) addPath(key string) {
 	if d.nr > 0 {
 		t = d.ptext[:d.pseg[d.nr-1]]
 	}
+	// The previous path starts with t too (its first nr segments are
+	// these): whether it comes before this one is decided by the bytes
+	// after t.
+	same := len(t)
 	d.pseg = d.pseg[:d.nr]
 	for i := d.nr; i < len(d.path); i++ {
 		t = appendSeg(t, i, d.path[i])
@@ -366,12 +371,31 @@ func (d *decoder) addPath(key string) {
 	if d.ends == nil {
 		d.ends = make([]int, 0, 32)
 	}
+	lo := len(d.ptxt)
 	b := append(d.ptxt, t...)
 	if len(d.path) > 0 {
 		b = append(b, '.')
 	}
-	d.ptxt = append(b, key...)
-	d.ends = append(d.ends, len(d.ptxt))
+	b = append(b, key...)
+	if n := len(d.ends); n > 0 && !d.unsorted {
+		plo := 0
+		if n > 1 {
+			plo = d.ends[n-2]
+		}
+		d.unsorted = less(b[lo+same:], b[plo+same:lo])
+	}
+	d.ptxt = b
+	d.ends = append(d.ends, len(b))
+}
+
+// less reports whether x sorts before y, byte by byte: here they differ
+// within a few bytes, sooner than a call to the runtime's compare returns.
+func less(x, y []byte) bool {
+	i := 0
+	for i < len(x) && i < len(y) && x[i] == y[i] {
+		i++
+	}
+	return i < len(y) && (i == len(x) || x[i] < y[i])
 }
 
 // pop leaves the last segment of d.path.
@@ -394,10 +418,10 @@ func (d *decoder) paths(dst []string) []string {
 		lo = hi
 	}
 	// The paths come in the order of the input, which is often sorted
-	// already (encoders such as encoding/json write keys sorted): a
-	// check of each neighbour costs less than sorting them then.
-	if p := out[len(dst):]; !slices.IsSorted(p) {
-		slices.Sort(p)
+	// already (encoders such as encoding/json write keys sorted):
+	// addPath compares each with the one before, from where they differ.
+	if d.unsorted {
+		slices.Sort(out[len(dst):])
 	}
 	return out
 }

@@ -286,3 +286,37 @@ func TestJSONScratchReuse(t *testing.T) {
 		}
 	}
 }
+
+// TestJSONPathOrder checks the sorting of the pruned paths where the input
+// gives them in an order that differs from the sorted one only after a
+// long common prefix, or only in a byte that sorts before the dot, and
+// where it gives them sorted.
+func TestJSONPathOrder(t *testing.T) {
+	s := mustCompile(t, []byte(`{"type":"object","properties":{"spec":{"type":"object","additionalProperties":{
+		"type":"array","items":{"type":"object","properties":{"k":{}}}}}}}`))
+	elems := func(n int) string {
+		var b strings.Builder
+		for i := range n {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, `{"k":1,"x%d":2}`, i%3)
+		}
+		return b.String()
+	}
+	for _, body := range []string{
+		`{"spec":{"b":[{"x":1}],"b-c":[{"x":1}],"b.c":[{"x":1}]}}`,
+		`{"spec":{"b-c":[{"x":1}],"b":[{"x":1}]}}`,
+		`{"spec":{"a":[` + elems(12) + `]}}`,
+		`{"spec":{"a":[` + elems(3) + `],"a!":[` + elems(2) + `]},"z":1,"y":2,"spec2":3}`,
+		`{"spec":{"":[{"":1,"x":2}],"a":[{"":1}]},"":1}`,
+		`{"a":1,"b":2,"c":3,"spec":{"q":[{"a":1,"b":2}]},"z":{"y":1}}`,
+		`{"z":1,"spec":{"q":[{"b":1,"a":2}]},"a":1}`,
+	} {
+		for _, opts := range []Options{{Root: true}, {}} {
+			if !checkJSON(t, []byte(body), s, opts) {
+				t.Fatalf("JSON(%s) gave up", body)
+			}
+		}
+	}
+}

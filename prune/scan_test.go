@@ -99,3 +99,15 @@ func TestStrWords(t *testing.T) {
 		}
 	}
 }
+
+// TestLess checks less against the string comparison.
+func TestLess(t *testing.T) {
+	words := []string{"", "a", "b", "ab", "a.b", "a-b", "a[1]", "a[10]", "a[9]", ".x", ".x.y", "\xff", "a\x00"}
+	for _, x := range words {
+		for _, y := range words {
+			if got, want := less([]byte(x), []byte(y)), x < y; got != want {
+				t.Errorf("less(%q, %q) = %v, want %v", x, y, got, want)
+			}
+		}
+	}
+}
