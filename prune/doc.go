@@ -56,9 +56,10 @@
 // What JSON builds costs little more than the maps of the result: keys and
 // strings are slices of one copy of the body, strings, numbers and arrays
 // are put in interfaces a chunk at a time (internal/box: one allocation
-// for up to 512 values), arrays are made at their exact size, and the
-// reported paths are cut from shared buffers. The price is that a value
-// kept from the result keeps the body and its chunk in memory.
+// for up to 512 values), arrays are made at their exact size, the
+// reported paths are cut from one string, and the decoder's stacks are
+// reused from call to call. The price is that a value kept from the
+// result keeps the body and its chunk in memory, and a path all of them.
 //
 // # Concurrency
 //

@@ -1,9 +1,10 @@
 package prune
 
 import (
+	"math/bits"
 	"slices"
 	"strconv"
-	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/crdkit/crdkit/internal/box"
@@ -32,11 +33,17 @@ import (
 //
 // The strings of obj share one copy of data; the copy stays in memory as
 // long as any of them does. Likewise its strings, numbers and arrays are
-// put in interfaces a chunk at a time (internal/box) and the paths
-// rendered into shared strings, so a value kept keeps its chunk in memory.
+// put in interfaces a chunk at a time (internal/box), so a value kept
+// keeps its chunk in memory; the paths are cut from one string, which
+// stays in memory as long as any of them does.
 func JSON(data []byte, s *schema.Schema, opts Options, dst []string) (obj map[string]any, paths []string, ok bool) {
-	d := decoder{s: string(data), track: !opts.NoPaths, out: dst}
-	d.path = make([]seg, 0, 16)
+	d := decoder{s: string(data), track: !opts.NoPaths}
+	sc := scratchPool.Get().(*scratch)
+	d.take(sc)
+	defer d.give(sc)
+	if d.path == nil {
+		d.path = make([]seg, 0, 16)
+	}
 	var empty schema.Schema
 	s, emb := top(s, opts, &empty)
 	if d.peek() != '{' {
@@ -49,6 +56,69 @@ func JSON(data []byte, s *schema.Schema, opts Options, dst []string) (obj map[st
 	}
 	obj, _ = v.(map[string]any)
 	return obj, d.paths(dst), true
+}
+
+// scratch holds a decoder's stacks and buffers between calls: only the
+// decoder reads and writes them during a call, and nothing it returns
+// shares them. Those holding pointers are cleared when put back, so that
+// the pool keeps no value alive; any grown large is dropped.
+type scratch struct {
+	path    []seg
+	members []member
+	elems   []any
+	keys    []string
+	ptext   []byte
+	pseg    []int
+	ptxt    []byte
+	ends    []int
+	buf     []byte
+}
+
+var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
+
+const maxScratch = 4096
+
+// take starts d with the scratch of sc.
+func (d *decoder) take(sc *scratch) {
+	d.path, d.members, d.elems, d.keys = sc.path, sc.members, sc.elems, sc.keys
+	d.ptext, d.pseg, d.ptxt, d.ends, d.buf = sc.ptext, sc.pseg, sc.ptxt, sc.ends, sc.buf
+}
+
+// give puts d's scratch back in sc, emptied, and sc in the pool.
+func (d *decoder) give(sc *scratch) {
+	sc.path = reuse(d.path)
+	sc.members = reuse(d.members)
+	sc.elems = reuse(d.elems)
+	sc.keys = reuse(d.keys)
+	sc.ptext = reuseFlat(d.ptext)
+	sc.pseg = reuseFlat(d.pseg)
+	sc.ends = reuseFlat(d.ends)
+	sc.ptxt = d.ptxt[:0]
+	if cap(d.ptxt) > maxPathText {
+		sc.ptxt = nil
+	}
+	sc.buf = reuseFlat(d.buf)
+	scratchPool.Put(sc)
+}
+
+// reuse empties s for the next call: its elements are zeroed up to its
+// capacity (a give-up can leave elements above its length), and it is
+// dropped when it has grown large.
+func reuse[S ~[]E, E any](s S) S {
+	if cap(s) > maxScratch {
+		return nil
+	}
+	s = s[:cap(s)]
+	clear(s)
+	return s[:0]
+}
+
+// reuseFlat is reuse for elements without pointers, which need no zeroing.
+func reuseFlat[S ~[]E, E any](s S) S {
+	if cap(s) > maxScratch*8 {
+		return nil
+	}
+	return s[:0]
 }
 
 // maxJSONDepth bounds the nesting JSON decodes itself; the server's decoder
@@ -68,12 +138,14 @@ type decoder struct {
 	depth int
 	track bool // record the pruned paths
 	path  []seg
-	// The pruned paths, appended to the caller's list: each is rendered
-	// into pb, a buffer that strings are sliced from (a strings.Builder
-	// never changes what it has written), replaced by a larger one when
-	// full.
-	out []string
-	pb  strings.Builder
+	// The pruned paths: each is rendered into ptxt, one after the other,
+	// and ends where it ends. At the end ptxt is made into one string that
+	// all the paths are sliced from (one allocation of the exact size; the
+	// buffer is reused by the next call), so that recording a path
+	// allocates nothing and writes no pointer.
+	ptxt     []byte
+	ends     []int
+	unsorted bool // a path recorded comes before the one recorded before it
 	// ptext is the text of the first nr segments of path, and pseg where
 	// the text of each ends.
 	ptext []byte
@@ -101,6 +173,11 @@ func (d *decoder) fail() {
 }
 
 func (d *decoder) ws() {
+	// Every byte above a space ends white space: one comparison when
+	// there is none, as between the tokens of compact JSON.
+	if d.i < len(d.s) && d.s[d.i] > ' ' {
+		return
+	}
 	for d.i < len(d.s) {
 		switch d.s[d.i] {
 		case ' ', '\t', '\n', '\r':
@@ -113,6 +190,11 @@ func (d *decoder) ws() {
 
 // peek returns the next byte after white space, 0 at the end.
 func (d *decoder) peek() byte {
+	if d.i < len(d.s) {
+		if c := d.s[d.i]; c > ' ' {
+			return c
+		}
+	}
 	d.ws()
 	if d.i < len(d.s) {
 		return d.s[d.i]
@@ -166,6 +248,10 @@ func (d *decoder) key() string {
 		return ""
 	}
 	k := d.str()
+	if d.i < len(d.s) && d.s[d.i] == ':' {
+		d.i++
+		return k
+	}
 	if d.peek() != ':' {
 		d.fail()
 		return ""
@@ -258,14 +344,10 @@ func (d *decoder) record(key string) {
 	}
 }
 
-// The buffer the paths are rendered in starts at minPathBuf bytes and
-// doubles each time it is full, up to maxPathBuf.
-const (
-	minPathBuf = 256
-	maxPathBuf = 4096
-)
+// maxPathText bounds the buffer of path text kept for the next call.
+const maxPathText = 1 << 20
 
-// addPath renders the path of key at d.path into d.pb.
+// addPath renders the path of key at d.path into d.ptxt.
 func (d *decoder) addPath(key string) {
 	// The text of d.path, rendered into d.ptext as far as it is still the
 	// same.
@@ -276,28 +358,44 @@ func (d *decoder) addPath(key string) {
 	if d.nr > 0 {
 		t = d.ptext[:d.pseg[d.nr-1]]
 	}
+	// The previous path starts with t too (its first nr segments are
+	// these): whether it comes before this one is decided by the bytes
+	// after t.
+	same := len(t)
 	d.pseg = d.pseg[:d.nr]
 	for i := d.nr; i < len(d.path); i++ {
 		t = appendSeg(t, i, d.path[i])
 		d.pseg = append(d.pseg, len(t))
 	}
 	d.ptext, d.nr = t, len(d.path)
-	n := len(t) + 1 + len(key)
-	if d.pb.Cap()-d.pb.Len() < n {
-		c := d.pb.Cap()
-		d.pb = strings.Builder{}
-		d.pb.Grow(max(min(2*c, maxPathBuf), minPathBuf, n))
-		if c == 0 {
-			d.out = slices.Grow(d.out, 16)
-		}
+	if d.ends == nil {
+		d.ends = make([]int, 0, 32)
 	}
-	start := d.pb.Len()
-	d.pb.Write(t)
+	lo := len(d.ptxt)
+	b := append(d.ptxt, t...)
 	if len(d.path) > 0 {
-		d.pb.WriteByte('.')
+		b = append(b, '.')
 	}
-	d.pb.WriteString(key)
-	d.out = append(d.out, d.pb.String()[start:])
+	b = append(b, key...)
+	if n := len(d.ends); n > 0 && !d.unsorted {
+		plo := 0
+		if n > 1 {
+			plo = d.ends[n-2]
+		}
+		d.unsorted = less(b[lo+same:], b[plo+same:lo])
+	}
+	d.ptxt = b
+	d.ends = append(d.ends, len(b))
+}
+
+// less reports whether x sorts before y, byte by byte: here they differ
+// within a few bytes, sooner than a call to the runtime's compare returns.
+func less(x, y []byte) bool {
+	i := 0
+	for i < len(x) && i < len(y) && x[i] == y[i] {
+		i++
+	}
+	return i < len(y) && (i == len(x) || x[i] < y[i])
 }
 
 // pop leaves the last segment of d.path.
@@ -310,10 +408,22 @@ func (d *decoder) pop() {
 // paths returns the list of paths, those recorded (appended to dst)
 // sorted.
 func (d *decoder) paths(dst []string) []string {
-	if len(d.out)-len(dst) > 1 {
-		slices.Sort(d.out[len(dst):])
+	if len(d.ends) == 0 {
+		return dst
 	}
-	return d.out
+	all, lo := string(d.ptxt), 0
+	out := slices.Grow(dst, len(d.ends))
+	for _, hi := range d.ends {
+		out = append(out, all[lo:hi])
+		lo = hi
+	}
+	// The paths come in the order of the input, which is often sorted
+	// already (encoders such as encoding/json write keys sorted):
+	// addPath compares each with the one before, from where they differ.
+	if d.unsorted {
+		slices.Sort(out[len(dst):])
+	}
+	return out
 }
 
 // value decodes the next value and prunes it against s as prune does.
@@ -336,10 +446,16 @@ func (d *decoder) value(s *schema.Schema, emb bool) any {
 		mark := len(d.elems)
 		if d.first(']') {
 			for n := 0; ; n++ {
-				d.path = append(d.path, indexSeg(n))
-				v := d.value(items, iemb)
+				var v any
+				switch d.peek() {
+				case '{', '[':
+					d.path = append(d.path, indexSeg(n))
+					v = d.value(items, iemb)
+					d.pop()
+				default:
+					v = d.scalar() // as in child
+				}
 				d.push(v)
-				d.pop()
 				if !d.more(']') {
 					break
 				}
@@ -356,11 +472,14 @@ func (d *decoder) object(s *schema.Schema, emb bool) any {
 	if !d.enter() {
 		return nil
 	}
-	m := map[string]any{}
 	if !d.first('}') {
-		return m
+		return map[string]any{}
 	}
 	addl, _, addlSet := s.AdditionalProperties()
+	if addlSet || s.NumProperties() > mapGroup {
+		return d.largeObject(s, addl, emb, addlSet)
+	}
+	m := map[string]any{}
 	mark := len(d.keys)
 	for {
 		k := d.key()
@@ -372,8 +491,6 @@ func (d *decoder) object(s *schema.Schema, emb bool) any {
 			d.set(m, k, d.any())
 		case c != nil:
 			d.set(m, k, d.child(c, k))
-		case addlSet:
-			d.set(m, k, d.child(addl, k))
 		default:
 			d.distinct(mark, k)
 			d.record(k)
@@ -387,8 +504,50 @@ func (d *decoder) object(s *schema.Schema, emb bool) any {
 	return m
 }
 
+// mapGroup is the number of keys a Go map holds before it grows past its
+// first group of slots.
+const mapGroup = 8
+
+// largeObject is object for an object that may keep more keys than one
+// group of a map holds: its members are collected and put in a map of
+// their number, which saves growing the map (and rehashing it) on the way.
+func (d *decoder) largeObject(s, addl *schema.Schema, emb, addlSet bool) any {
+	mark, kmark := len(d.members), len(d.keys)
+	for {
+		k := d.key()
+		if d.bad {
+			return nil
+		}
+		switch c := s.Property(k); {
+		case emb && isMeta(k):
+			d.put(k, d.any())
+		case c != nil:
+			d.put(k, d.child(c, k))
+		case addlSet:
+			d.put(k, d.child(addl, k))
+		default:
+			d.distinct(kmark, k)
+			d.record(k)
+			d.skip()
+		}
+		if !d.more('}') {
+			break
+		}
+	}
+	d.keys = d.keys[:kmark]
+	return d.mapFrom(mark)
+}
+
 // child decodes the value of key k against c.
 func (d *decoder) child(c *schema.Schema, k string) any {
+	// Every schema keeps a scalar as it is (value, preserve and all
+	// decode it with scalar), and nothing under it is pruned: its path is
+	// not needed.
+	switch d.peek() {
+	case '{', '[':
+	default:
+		return d.scalar()
+	}
 	d.path = append(d.path, keySeg(k))
 	v := d.value(c, c != nil && c.EmbeddedResource())
 	d.pop()
@@ -443,16 +602,16 @@ func (d *decoder) preserve(s *schema.Schema, emb bool) any {
 		mark := len(d.elems)
 		if d.first(']') {
 			for n := 0; ; n++ {
-				d.path = append(d.path, indexSeg(n))
 				var v any
 				switch d.peek() {
 				case '{', '[':
+					d.path = append(d.path, indexSeg(n))
 					v = d.preserve(items, iemb)
+					d.pop()
 				default:
 					v = d.scalar()
 				}
 				d.push(v)
-				d.pop()
 				if !d.more(']') {
 					break
 				}
@@ -497,10 +656,16 @@ func (d *decoder) all() any {
 		mark := len(d.elems)
 		if d.first(']') {
 			for n := 0; ; n++ {
-				d.path = append(d.path, indexSeg(n))
-				v := d.all()
+				var v any
+				switch d.peek() {
+				case '{', '[':
+					d.path = append(d.path, indexSeg(n))
+					v = d.all()
+					d.pop()
+				default:
+					v = d.scalar()
+				}
 				d.push(v)
-				d.pop()
 				if !d.more(']') {
 					break
 				}
@@ -702,13 +867,36 @@ func (d *decoder) number(value bool) any {
 // str reads a string at the opening quote. Without escapes it is a slice
 // of the input; with them it is unescaped into a new string.
 func (d *decoder) str() string {
+	// The common case, a string of plain bytes ending before the last
+	// eight bytes of the input, is this loop; the rest is strFrom's.
 	s := d.s
 	start := d.i + 1
-	j := start
+	for j := start; j+8 <= len(s); j += 8 {
+		if m := special(load8(s, j)); m != 0 {
+			j += bits.TrailingZeros64(m) >> 3
+			if s[j] == '"' {
+				d.i = j + 1
+				return s[start:j]
+			}
+			return d.strFrom(start, j)
+		}
+	}
+	return d.strFrom(start, start)
+}
+
+// strFrom finishes str for the string that starts at start, whose bytes
+// before j are plain.
+func (d *decoder) strFrom(start, j int) string {
+	s := d.s
 	for j < len(s) {
-		// Most bytes are printable ASCII other than a quote or backslash.
-		for j+4 <= len(s) && plainByte[s[j]] && plainByte[s[j+1]] && plainByte[s[j+2]] && plainByte[s[j+3]] {
-			j += 4
+		// Most bytes are printable ASCII other than a quote or backslash:
+		// skip them eight at a time, then one at a time near the end.
+		for j+8 <= len(s) {
+			if m := special(load8(s, j)); m != 0 {
+				j += bits.TrailingZeros64(m) >> 3
+				goto found
+			}
+			j += 8
 		}
 		for j < len(s) && plainByte[s[j]] {
 			j++
@@ -716,6 +904,7 @@ func (d *decoder) str() string {
 		if j == len(s) {
 			break
 		}
+	found:
 		c := s[j]
 		switch {
 		case c == '"':
@@ -739,6 +928,33 @@ func (d *decoder) str() string {
 	}
 	d.fail()
 	return ""
+}
+
+// load8 reads the eight bytes at s[j:] as a little-endian word (one load).
+func load8(s string, j int) uint64 {
+	s = s[j : j+8]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+const (
+	lsb = 0x0101010101010101 // the low bit of each byte of a word
+	msb = 0x8080808080808080 // the high bit of each byte
+)
+
+// special marks, with the high bit of its byte, each byte of the word x
+// that is not plainByte: a quote, a backslash, a control byte or a byte
+// of a multi-byte UTF-8 sequence. Only the lowest mark is exact: a
+// subtraction borrows from the byte above a marked one only, so bytes
+// above the first marked byte can be marked wrongly. Callers use the
+// lowest.
+func special(x uint64) uint64 {
+	q := x ^ (lsb * '"')  // zero bytes where x has a quote
+	b := x ^ (lsb * '\\') // zero bytes where x has a backslash
+	// A byte c < 0x80 gets its high bit from q-1, b-1 or c-0x20 only when
+	// it is a quote, a backslash or below 0x20 (or a borrow came from
+	// below); every byte >= 0x80 has it already.
+	return ((q - lsb) | (b - lsb) | (x - lsb*0x20) | x) & msb
 }
 
 // plainByte holds the bytes a string can hold as they are: printable ASCII
