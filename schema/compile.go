@@ -35,6 +35,7 @@ type Schema struct {
 	maxItems, minItems   *int64
 	maxProps, minProps   *int64
 	pattern              *regexp.Regexp
+	match                *matcher // pattern's automaton; nil: use pattern
 	enum                 []any
 	required             []string
 
@@ -56,6 +57,12 @@ type Schema struct {
 	rules       []ValidationRule
 
 	summary Summary
+
+	// plain says the node checks nothing but its single type: no
+	// int-or-string, no format kept, no junctors, no enum (see
+	// validator.plain); plainFmt is the format of a plain integer or string.
+	plain    bool
+	plainFmt format
 }
 
 // Summary says what a subtree of a schema contains, so that operations can
@@ -161,6 +168,7 @@ func compile(p *Props, depth int) (*Schema, error) {
 			return nil, fmt.Errorf("pattern %q: %w", p.Pattern, err)
 		}
 		s.pattern = re
+		s.match = compileMatcher(re)
 	}
 	if !valueValidationZero(p) || p.Type != "" {
 		s.summary |= HasValueValidation
@@ -210,6 +218,7 @@ func compile(p *Props, depth int) (*Schema, error) {
 	if s.not, err = compile(p.Not, depth+1); err != nil {
 		return nil, err
 	}
+	s.setPlain()
 	for _, c := range s.children() {
 		s.summary |= c.summary
 		if !c.nullable {
