@@ -39,6 +39,22 @@ func validateBoth(t *testing.T, s *Schema, x any) (errs ErrorList) {
 	return errs
 }
 
+// ratchetBoth compares the fast path with the general one in
+// ValidateUpdate's ratcheting pass, with x as the new value and old the old.
+func ratchetBoth(t *testing.T, s *Schema, x, old any) {
+	t.Helper()
+	c := Correlate(s, x, old)
+	fast := validator{base: NewPath("x"), cor: c}
+	exact := validator{base: NewPath("x"), cor: c, exact: true}
+	nf, ne := fast.ratchet(s, x, c), exact.ratchet(s, x, c)
+	if nf != ne || fast.fails != exact.fails {
+		t.Fatalf("ratchet(%v, %v) = %d with %d failures, exact %d with %d", x, old, nf, fast.fails, ne, exact.fails)
+	}
+	if got, want := strings.Join(errorTexts(fast.dst), "\n"), strings.Join(errorTexts(exact.dst), "\n"); got != want {
+		t.Fatalf("ratchet(%v, %v) errors\n%s\nwant\n%s", x, old, got, want)
+	}
+}
+
 // genValue makes a value for s: mostly one of its type that passes its
 // checks, sometimes (bad of the time, in thousandths) a value of another
 // type, a null, an out-of-bounds number or a string that fails its pattern.
@@ -76,6 +92,9 @@ func genValue(rng *rand.Rand, s *Schema, depth, bad int) any {
 			if rng.IntN(3) > 0 || slices.Contains(s.required, k) {
 				m[k] = genValue(rng, s.propNodes[i], depth+1, bad)
 			}
+		}
+		if rng.IntN(4) == 0 {
+			m["zz"] = []any{"u", int64(1)} // undeclared: forbidden, kept or preserved
 		}
 		if s.additional != nil {
 			for i := range rng.IntN(3) {
@@ -146,6 +165,8 @@ func TestValidateFast(t *testing.T) {
 					invalid++
 				}
 				total++
+				ratchetBoth(t, s, x, genValue(rng, s, 0, bad))
+				ratchetBoth(t, s, x, copyValue(x))
 			}
 		}
 	}

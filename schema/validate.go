@@ -361,6 +361,27 @@ func (s *Schema) setPlain() {
 // enum (1), the object's validator (1 and its properties).
 func (v *validator) fast(s *Schema, x any) (n int, ok bool) {
 	switch x := x.(type) {
+	case map[string]any:
+		if s.typ != "object" {
+			return 0, false
+		}
+		return 7 + v.object(s, x), true
+	case []any:
+		if s.typ != "array" {
+			return 0, false
+		}
+		n = 7 + v.array(s, x)
+		if !v.stop() { // the enum's count, as general stops before it
+			n++
+		}
+		return n, true
+	}
+	return leaf(s, x)
+}
+
+// leaf is fast for a scalar x, which needs no walk and no path.
+func leaf(s *Schema, x any) (n int, ok bool) {
+	switch x := x.(type) {
 	case string:
 		if s.typ != "string" {
 			return 0, false
@@ -378,11 +399,6 @@ func (v *validator) fast(s *Schema, x any) (n int, ok bool) {
 			return 8, validFormat(s.plainFmt, x)
 		}
 		return 7, true
-	case map[string]any:
-		if s.typ != "object" {
-			return 0, false
-		}
-		return 7 + v.object(s, x), true
 	case bool:
 		return 6, s.typ == "boolean"
 	case int64:
@@ -390,15 +406,6 @@ func (v *validator) fast(s *Schema, x any) (n int, ok bool) {
 			return 0, false
 		}
 		return 8, s.plainFmt != fmtInt32 || x >= math.MinInt32 && x <= math.MaxInt32
-	case []any:
-		if s.typ != "array" {
-			return 0, false
-		}
-		n = 7 + v.array(s, x)
-		if !v.stop() { // the enum's count, as general stops before it
-			n++
-		}
-		return n, true
 	case float64:
 		if s.typ != "number" || s.minimum != nil || s.maximum != nil || s.multipleOf != nil {
 			return 0, false
@@ -854,7 +861,14 @@ func (v *validator) multipleOfFloat(x, factor float64) {
 func (v *validator) array(s *Schema, a []any) int {
 	n := 0
 	if s.items != nil {
+		quick := s.items.plain && !v.exact
 		for i, e := range a {
+			if quick {
+				if c, ok := leaf(s.items, e); ok {
+					n += c
+					continue
+				}
+			}
 			v.at.push(step{idx: i, kind: stepIndex})
 			if v.cor != nil {
 				n += v.ratchet(s.items, e, v.cor.Index(i))
@@ -899,14 +913,25 @@ func (v *validator) object(s *Schema, m map[string]any) int {
 		return 0
 	}
 	n := 0
-	if v.sorted && v.mode == modeCollect {
+	switch {
+	case len(s.propNames) == 0 && s.additional == nil && !(s.addlSet && !s.addlAllows):
+		// No key has a schema or is forbidden: the walk would check nothing
+		// (metadata, preserved objects).
+	case v.sorted && v.mode == modeCollect:
 		n = v.sortedProperties(s, m)
-	} else {
+	default:
 		segs, drops, from, fails := len(v.segs), len(v.drops), len(v.msgs), v.fails
 		forbid := s.addlSet && !s.addlAllows
 		for k, x := range m {
 			f, at, d := v.fails, len(v.msgs), len(v.drops)
 			p := s.Property(k) // never nil for a declared property
+			if p != nil && p.plain && !v.exact {
+				// A scalar that passes needs neither its path nor a pairing.
+				if c, ok := leaf(p, x); ok {
+					n += c
+					continue
+				}
+			}
 			switch {
 			case p != nil:
 				v.at.push(step{key: k})
