@@ -58,9 +58,10 @@ type Schema struct {
 
 	summary Summary
 
-	// plain says the node checks nothing but its single type: no
-	// int-or-string, no format kept, no junctors, no enum (see
-	// validator.plain); plainFmt is the format of a plain integer or string.
+	// plain says the node checks nothing but its single type and the
+	// scalar checks leaf makes: no int-or-string, no format kept but int32,
+	// int64 and the string formats, no junctors, no enum on an object or an
+	// array (see validator.fast); plainFmt is that format.
 	plain    bool
 	plainFmt format
 }

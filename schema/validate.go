@@ -337,16 +337,18 @@ func (v *validator) failing() bool {
 // setPlain sets plain and plainFmt once the node is compiled.
 func (s *Schema) setPlain() {
 	name, fk := s.effectiveFormat()
-	s.plain = !s.intOrString && len(s.enum) == 0 && len(s.anyOf)+len(s.oneOf)+len(s.allOf) == 0 && s.not == nil
+	s.plain = !s.intOrString && len(s.anyOf)+len(s.oneOf)+len(s.allOf) == 0 && s.not == nil
 	switch s.typ {
-	case "object", "array", "boolean":
+	case "object", "array":
+		// An enum is checked between an array's items and an object's
+		// properties: those keep the general path.
+		s.plain = s.plain && name == "" && len(s.enum) == 0
+	case "boolean", "number":
 		s.plain = s.plain && name == ""
 	case "string":
 		s.plain = s.plain && (name == "" || fk.isString())
 	case "integer":
 		s.plain = s.plain && (name == "" || fk == fmtInt32 || fk == fmtInt64)
-	case "number":
-		s.plain = s.plain && name == ""
 	default:
 		s.plain = false
 	}
@@ -381,6 +383,14 @@ func (v *validator) fast(s *Schema, x any) (n int, ok bool) {
 
 // leaf is fast for a scalar x, which needs no walk and no path.
 func leaf(s *Schema, x any) (n int, ok bool) {
+	if n, ok = scalar(s, x); ok && len(s.enum) > 0 {
+		ok = slices.ContainsFunc(s.enum, func(e any) bool { return enumMatch(x, e) })
+	}
+	return n, ok
+}
+
+// scalar is leaf without the enum.
+func scalar(s *Schema, x any) (n int, ok bool) {
 	switch x := x.(type) {
 	case string:
 		if s.typ != "string" {
