@@ -49,8 +49,8 @@ func (v *Version) validateTypeMeta(obj map[string]any) field.ErrorList {
 	if want := v.crd.Kind(); kind != want {
 		errs = append(errs, field.Invalid(field.NewPath("kind"), kind, "must be "+want))
 	}
-	if want := v.crd.Group() + "/" + v.name; av != want {
-		errs = append(errs, field.Invalid(field.NewPath("apiVersion"), av, "must be "+want))
+	if g := v.crd.Group(); len(av) != len(g)+1+len(v.name) || av[:len(g)] != g || av[len(g)] != '/' || av[len(g)+1:] != v.name {
+		errs = append(errs, field.Invalid(field.NewPath("apiVersion"), av, "must be "+g+"/"+v.name))
 	}
 	return errs
 }

@@ -35,6 +35,7 @@ type Schema struct {
 	maxItems, minItems   *int64
 	maxProps, minProps   *int64
 	pattern              *regexp.Regexp
+	match                *matcher // pattern's automaton; nil: use pattern
 	enum                 []any
 	required             []string
 
@@ -56,6 +57,13 @@ type Schema struct {
 	rules       []ValidationRule
 
 	summary Summary
+
+	// plain says the node checks nothing but its single type and the
+	// scalar checks leaf makes: no int-or-string, no format kept but int32,
+	// int64 and the string formats, no junctors, no enum on an object or an
+	// array (see validator.fast); plainFmt is that format.
+	plain    bool
+	plainFmt format
 }
 
 // Summary says what a subtree of a schema contains, so that operations can
@@ -83,7 +91,8 @@ func Compile(p *Props) (*Schema, error) {
 	if err := BuildError(p); err != nil {
 		return nil, err
 	}
-	return compile(p, 0)
+	var cm compiler
+	return cm.compile(p, 0)
 }
 
 // CompileJSON decodes the JSON of an openAPIV3Schema and compiles it.
@@ -95,7 +104,36 @@ func CompileJSON(data []byte) (*Schema, error) {
 	return Compile(p)
 }
 
-func compile(p *Props, depth int) (*Schema, error) {
+// compiler is the state of one Compile: the patterns compiled so far, which
+// nodes with the same pattern share (CRDs repeat theirs, a name pattern
+// dozens of times).
+type compiler struct {
+	patterns map[string]compiledPattern
+}
+
+type compiledPattern struct {
+	re    *regexp.Regexp
+	match *matcher
+}
+
+// pattern compiles expr, or returns it compiled before.
+func (c *compiler) pattern(expr string) (compiledPattern, error) {
+	if cp, ok := c.patterns[expr]; ok {
+		return cp, nil
+	}
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		return compiledPattern{}, err
+	}
+	cp := compiledPattern{re, compileMatcher(re)}
+	if c.patterns == nil {
+		c.patterns = map[string]compiledPattern{}
+	}
+	c.patterns[expr] = cp
+	return cp, nil
+}
+
+func (cm *compiler) compile(p *Props, depth int) (*Schema, error) {
 	if p == nil {
 		return nil, nil
 	}
@@ -156,17 +194,17 @@ func compile(p *Props, depth int) (*Schema, error) {
 		s.summary |= HasRules
 	}
 	if p.Pattern != "" {
-		re, err := regexp.Compile(p.Pattern)
+		cp, err := cm.pattern(p.Pattern)
 		if err != nil {
 			return nil, fmt.Errorf("pattern %q: %w", p.Pattern, err)
 		}
-		s.pattern = re
+		s.pattern, s.match = cp.re, cp.match
 	}
 	if !valueValidationZero(p) || p.Type != "" {
 		s.summary |= HasValueValidation
 	}
 	var err error
-	if s.items, err = compile(p.Items, depth+1); err != nil {
+	if s.items, err = cm.compile(p.Items, depth+1); err != nil {
 		return nil, err
 	}
 	if len(p.Properties) > 0 {
@@ -178,7 +216,7 @@ func compile(p *Props, depth int) (*Schema, error) {
 			if pp == nil {
 				pp = new(Props) // a declared property with no schema is an empty schema
 			}
-			c, err := compile(pp, depth+1)
+			c, err := cm.compile(pp, depth+1)
 			if err != nil {
 				return nil, err
 			}
@@ -188,7 +226,7 @@ func compile(p *Props, depth int) (*Schema, error) {
 	}
 	if ap := p.AdditionalProperties; ap != nil {
 		s.addlSet, s.addlAllows = true, ap.Allows
-		if s.additional, err = compile(ap.Schema, depth+1); err != nil {
+		if s.additional, err = cm.compile(ap.Schema, depth+1); err != nil {
 			return nil, err
 		}
 	}
@@ -200,16 +238,17 @@ func compile(p *Props, depth int) (*Schema, error) {
 			if x == nil {
 				x = new(Props)
 			}
-			c, err := compile(x, depth+1)
+			c, err := cm.compile(x, depth+1)
 			if err != nil {
 				return nil, err
 			}
 			*l.dst = append(*l.dst, c)
 		}
 	}
-	if s.not, err = compile(p.Not, depth+1); err != nil {
+	if s.not, err = cm.compile(p.Not, depth+1); err != nil {
 		return nil, err
 	}
+	s.setPlain()
 	for _, c := range s.children() {
 		s.summary |= c.summary
 		if !c.nullable {

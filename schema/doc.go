@@ -101,8 +101,12 @@
 // does not look below the bound; call BuildError first, as the server does.
 // Patterns are compiled with Go's regexp package, the RE2 syntax the server
 // uses: matching takes time linear in the input and there are no
-// backreferences. Compile does all parsing and compilation once, so a compiled
-// Schema does no such work per object.
+// backreferences. Compile also turns each pattern's program into a
+// deterministic automaton (one table lookup per rune) when the program has no
+// line or word assertions and the automaton stays within 256 states, 64
+// rune classes and a bounded construction; other patterns run on the regexp.
+// Compile does all parsing and compilation once, so a compiled Schema does no
+// such work per object.
 //
 // ParseProps does not apply the bound while decoding (only encoding/json's
 // limit of 10,000 nested JSON values applies), and its cost grows with the

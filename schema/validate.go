@@ -122,6 +122,9 @@ type validator struct {
 	fails int // failed checks, before de-duplication
 	at    steps
 
+	// exact turns the fast path of plain schemas off (for tests).
+	exact bool
+
 	// cor pairs the value being checked with its old value during
 	// ValidateUpdate; nil where there is none (and always in Validate).
 	cor *Correlated
@@ -331,6 +334,97 @@ func (v *validator) failing() bool {
 	return v.mode == modeCollect
 }
 
+// setPlain sets plain and plainFmt once the node is compiled.
+func (s *Schema) setPlain() {
+	name, fk := s.effectiveFormat()
+	s.plain = !s.intOrString && len(s.anyOf)+len(s.oneOf)+len(s.allOf) == 0 && s.not == nil
+	switch s.typ {
+	case "object", "array":
+		// An enum is checked between an array's items and an object's
+		// properties: those keep the general path.
+		s.plain = s.plain && name == "" && len(s.enum) == 0
+	case "boolean", "number":
+		s.plain = s.plain && name == ""
+	case "string":
+		s.plain = s.plain && (name == "" || fk.isString())
+	case "integer":
+		s.plain = s.plain && (name == "" || fk == fmtInt32 || fk == fmtInt64)
+	default:
+		s.plain = false
+	}
+	s.plainFmt = fk
+}
+
+// fast is node for a plain schema (see Schema.plain) when x has its type
+// and, if a scalar, passes its checks; ok is false otherwise and then node
+// must take the general path. The MatchCounts are those the general path
+// counts: a type check that passes (2), the junctors (2), the value's own
+// validator (string 1, format 1, number 2, array 2 and its items) and the
+// enum (1), the object's validator (1 and its properties).
+func (v *validator) fast(s *Schema, x any) (n int, ok bool) {
+	switch x := x.(type) {
+	case map[string]any:
+		if s.typ != "object" {
+			return 0, false
+		}
+		return 7 + v.object(s, x), true
+	case []any:
+		if s.typ != "array" {
+			return 0, false
+		}
+		n = 7 + v.array(s, x)
+		if !v.stop() { // the enum's count, as general stops before it
+			n++
+		}
+		return n, true
+	}
+	return leaf(s, x)
+}
+
+// leaf is fast for a scalar x, which needs no walk and no path.
+func leaf(s *Schema, x any) (n int, ok bool) {
+	if n, ok = scalar(s, x); ok && len(s.enum) > 0 {
+		ok = slices.ContainsFunc(s.enum, func(e any) bool { return enumMatch(x, e) })
+	}
+	return n, ok
+}
+
+// scalar is leaf without the enum.
+func scalar(s *Schema, x any) (n int, ok bool) {
+	switch x := x.(type) {
+	case string:
+		if s.typ != "string" {
+			return 0, false
+		}
+		if s.maxLength != nil || s.minLength != nil {
+			l := int64(utf8.RuneCountInString(x))
+			if s.maxLength != nil && l > *s.maxLength || s.minLength != nil && l < *s.minLength {
+				return 0, false
+			}
+		}
+		if s.pattern != nil && !s.matchPattern(x) {
+			return 0, false
+		}
+		if s.plainFmt != fmtNone {
+			return 8, validFormat(s.plainFmt, x)
+		}
+		return 7, true
+	case bool:
+		return 6, s.typ == "boolean"
+	case int64:
+		if s.typ != "integer" || s.minimum != nil || s.maximum != nil || s.multipleOf != nil {
+			return 0, false
+		}
+		return 8, s.plainFmt != fmtInt32 || x >= math.MinInt32 && x <= math.MaxInt32
+	case float64:
+		if s.typ != "number" || s.minimum != nil || s.maximum != nil || s.multipleOf != nil {
+			return 0, false
+		}
+		return 8, true
+	}
+	return 0, false
+}
+
 // node validates x against s and returns kube-openapi's MatchCount for it.
 // The validators run in kube-openapi's order: type, junctors, string,
 // format, number, array, enum, object.
@@ -339,6 +433,16 @@ func (v *validator) node(s *Schema, x any) int {
 		var empty Schema
 		s = &empty
 	}
+	if s.plain && !v.exact && !v.stop() {
+		if n, ok := v.fast(s, x); ok {
+			return n
+		}
+	}
+	return v.general(s, x)
+}
+
+// general is node without its fast path.
+func (v *validator) general(s *Schema, x any) int {
 	k := kindOf(x)
 	if k == kindNull {
 		return v.null(s)
@@ -605,10 +709,19 @@ func (v *validator) checkString(s *Schema, str string) {
 			return
 		}
 	}
-	if s.pattern != nil && !s.pattern.MatchString(str) && v.failing() {
+	if s.pattern != nil && !s.matchPattern(str) && v.failing() {
 		name := v.at.koName()
 		v.invalid(name, str, fmt.Sprintf("%s in body should match '%s'", name, s.pattern.String()))
 	}
+}
+
+// matchPattern reports whether str matches the pattern, with its automaton
+// when it has one.
+func (s *Schema) matchPattern(str string) bool {
+	if s.match != nil {
+		return s.match.MatchString(str)
+	}
+	return s.pattern.MatchString(str)
 }
 
 // checkNumber is kube-openapi's number validator: the value and each bound
@@ -758,7 +871,14 @@ func (v *validator) multipleOfFloat(x, factor float64) {
 func (v *validator) array(s *Schema, a []any) int {
 	n := 0
 	if s.items != nil {
+		quick := s.items.plain && !v.exact
 		for i, e := range a {
+			if quick {
+				if c, ok := leaf(s.items, e); ok {
+					n += c
+					continue
+				}
+			}
 			v.at.push(step{idx: i, kind: stepIndex})
 			if v.cor != nil {
 				n += v.ratchet(s.items, e, v.cor.Index(i))
@@ -803,14 +923,25 @@ func (v *validator) object(s *Schema, m map[string]any) int {
 		return 0
 	}
 	n := 0
-	if v.sorted && v.mode == modeCollect {
+	switch {
+	case len(s.propNames) == 0 && s.additional == nil && !(s.addlSet && !s.addlAllows):
+		// No key has a schema or is forbidden: the walk would check nothing
+		// (metadata, preserved objects).
+	case v.sorted && v.mode == modeCollect:
 		n = v.sortedProperties(s, m)
-	} else {
+	default:
 		segs, drops, from, fails := len(v.segs), len(v.drops), len(v.msgs), v.fails
 		forbid := s.addlSet && !s.addlAllows
 		for k, x := range m {
 			f, at, d := v.fails, len(v.msgs), len(v.drops)
 			p := s.Property(k) // never nil for a declared property
+			if p != nil && p.plain && !v.exact {
+				// A scalar that passes needs neither its path nor a pairing.
+				if c, ok := leaf(p, x); ok {
+					n += c
+					continue
+				}
+			}
 			switch {
 			case p != nil:
 				v.at.push(step{key: k})
