@@ -51,6 +51,13 @@ const selfTypeName = "selfType0"
 type Validator struct {
 	root   *vnode
 	schema *node // the schema as the server's correlation sees it (not widened)
+
+	// For evaluation without cost tracking (untracked.go): the type of the
+	// root value, every rule's type being part of it (fast is false
+	// otherwise), and whether any rule reads oldSelf.
+	decl        *apiservercel.DeclType
+	fast        bool
+	usesOldSelf bool
 }
 
 // vnode is one schema node on a path to a rule: its compiled rules and the
@@ -88,6 +95,8 @@ type compiledRule struct {
 	msgMaxCost uint64
 
 	fieldPath string // normalized, "" when absent or invalid
+
+	fast *lazyFast // the untracked programs, nil when prog is nil
 }
 
 // envKind chooses the environment a rule compiles in: stored expressions
@@ -122,7 +131,11 @@ func Compile(s *schema.Schema) (*Validator, error) {
 	root := newNode(s)
 	root.widened = root.widen()
 	decl := common.SchemaDeclType(root, true)
-	return &Validator{root: build(s, root, true, decl, base, storedEnv), schema: root}, nil
+	own := true
+	v := &Validator{root: build(s, root, true, decl, base, storedEnv, &own), schema: root, decl: decl}
+	v.fast = own && decl != nil
+	v.usesOldSelf = v.root.anyOldSelf()
+	return v, nil
 }
 
 // CompileNode is Compile for the values of one schema node rather than a
@@ -143,7 +156,8 @@ func CompileNode(s *schema.Schema, resourceRoot bool) (*Validator, error) {
 		n.widened = n.widen()
 	}
 	decl := common.SchemaDeclType(n, resourceRoot)
-	return &Validator{root: build(s, n, resourceRoot, decl, base, storedEnv), schema: n}, nil
+	var own bool
+	return &Validator{root: build(s, n, resourceRoot, decl, base, storedEnv, &own), schema: n}, nil
 }
 
 // baseEnvSet is the server's base environment. Building it can only fail on
@@ -160,7 +174,9 @@ func baseEnvSet() (es *environment.EnvSet, err error) {
 // build mirrors the server's validator tree: rules of validation compiled
 // against n's type, then the children of validation that are also children
 // of n, then allOf. It returns nil when the subtree holds nothing to run.
-func build(validation *schema.Schema, n *node, isRoot bool, decl *apiservercel.DeclType, base *environment.EnvSet, ek envKind) *vnode {
+// *own is set to false when a node's rules compile against a type that is
+// not part of decl.
+func build(validation *schema.Schema, n *node, isRoot bool, decl *apiservercel.DeclType, base *environment.EnvSet, ek envKind, own *bool) *vnode {
 	v := &vnode{typ: n.typ, self: n}
 	if isRoot {
 		v.self = n.WithTypeAndObjectMeta().(*node)
@@ -176,7 +192,7 @@ func build(validation *schema.Schema, n *node, isRoot bool, decl *apiservercel.D
 		elem = decl.ElemType
 	}
 	if vi := validation.Items(); vi != nil && n.items != nil {
-		v.items = build(vi, n.items, n.items.IsXEmbeddedResource(), elem, base, ek)
+		v.items = build(vi, n.items, n.items.IsXEmbeddedResource(), elem, base, ek, own)
 	}
 	for k, vp := range validation.Properties() { // sorted
 		np, ok := n.props[k]
@@ -185,6 +201,7 @@ func build(validation *schema.Schema, n *node, isRoot bool, decl *apiservercel.D
 		}
 		pn := np.(*node)
 		var ft *apiservercel.DeclType
+		fieldOwn := own
 		if esc, ok := apiservercel.Escape(k); ok {
 			if decl == nil {
 				continue
@@ -198,16 +215,21 @@ func build(validation *schema.Schema, n *node, isRoot bool, decl *apiservercel.D
 			if ft = common.SchemaDeclType(pn, pn.IsXEmbeddedResource()); ft == nil {
 				continue
 			}
+			var no bool
+			fieldOwn = &no
 		}
-		if c := build(vp, pn, pn.IsXEmbeddedResource(), ft, base, ek); c != nil {
+		if c := build(vp, pn, pn.IsXEmbeddedResource(), ft, base, ek, fieldOwn); c != nil {
+			if !*fieldOwn {
+				*own = false
+			}
 			v.props = append(v.props, propVnode{k, c})
 		}
 	}
 	if va, _, _ := validation.AdditionalProperties(); va != nil && n.addl != nil && n.addl.schema != nil {
-		v.addl = build(va, n.addl.schema, n.addl.schema.IsXEmbeddedResource(), elem, base, ek)
+		v.addl = build(va, n.addl.schema, n.addl.schema.IsXEmbeddedResource(), elem, base, ek, own)
 	}
 	for _, a := range validation.AllOf() {
-		if c := build(a, n, isRoot, decl, base, ek); c != nil {
+		if c := build(a, n, isRoot, decl, base, ek, own); c != nil {
 			v.allOf = append(v.allOf, c)
 		}
 	}
@@ -246,7 +268,7 @@ func compileRules(rs []schema.ValidationRule, n *node, decl *apiservercel.DeclTy
 			}
 			es = optional
 		}
-		out[i] = compileRule(r, n, es, ek, est, card)
+		out[i] = compileRule(r, n, es, ek, est, card, decl)
 	}
 	return out, nil
 }
@@ -283,7 +305,7 @@ func internalErr(detail string) *apiservercel.Error {
 
 // compileRule compiles one rule and its messageExpression with the server's
 // texts for each failure.
-func compileRule(r schema.ValidationRule, n *node, es *environment.EnvSet, ek envKind, est *library.CostEstimator, card uint64) (cr compiledRule) {
+func compileRule(r schema.ValidationRule, n *node, es *environment.EnvSet, ek envKind, est *library.CostEstimator, card uint64, decl *apiservercel.DeclType) (cr compiledRule) {
 	cr.rule = r
 	cr.optional = r.OptionalOldSelf != nil && *r.OptionalOldSelf
 	if strings.TrimSpace(r.Rule) == "" {
@@ -325,8 +347,9 @@ func compileRule(r schema.ValidationRule, n *node, es *environment.EnvSet, ek en
 		return cr
 	}
 	cr.maxCost, cr.cardinality, cr.prog = cost.Max, card, prog
+	cr.fast = &lazyFast{env: env, ast: ast, decl: decl}
 	if r.MessageExpression != "" {
-		cr.msgProg, cr.msgMaxCost, cr.msgErr = compileMessage(r.MessageExpression, es, ek, est)
+		cr.msgProg, cr.msgMaxCost, cr.fast.msg, cr.msgErr = compileMessage(r.MessageExpression, es, ek, est)
 		if cr.msgErr != nil {
 			return cr
 		}
@@ -339,17 +362,17 @@ func compileRule(r schema.ValidationRule, n *node, es *environment.EnvSet, ek en
 	return cr
 }
 
-func compileMessage(expr string, es *environment.EnvSet, ek envKind, est *library.CostEstimator) (cel.Program, uint64, *apiservercel.Error) {
+func compileMessage(expr string, es *environment.EnvSet, ek envKind, est *library.CostEstimator) (cel.Program, uint64, *cel.Ast, *apiservercel.Error) {
 	env := envOf(es, ek)
 	ast, iss := env.Compile(expr)
 	if iss != nil {
-		return nil, 0, invalidErr("messageExpression compilation failed: " + iss.String())
+		return nil, 0, nil, invalidErr("messageExpression compilation failed: " + iss.String())
 	}
 	if ast.OutputType() != cel.StringType {
-		return nil, 0, invalidErr("messageExpression must evaluate to a string")
+		return nil, 0, nil, invalidErr("messageExpression must evaluate to a string")
 	}
 	if _, err := cel.AstToCheckedExpr(ast); err != nil {
-		return nil, 0, internalErr("unexpected messageExpression compilation error: " + err.Error())
+		return nil, 0, nil, internalErr("unexpected messageExpression compilation error: " + err.Error())
 	}
 	prog, err := env.Program(ast,
 		cel.CostLimit(PerCallLimit),
@@ -357,13 +380,13 @@ func compileMessage(expr string, es *environment.EnvSet, ek envKind, est *librar
 		cel.InterruptCheckFrequency(celconfig.CheckFrequency),
 	)
 	if err != nil {
-		return nil, 0, invalidErr("messageExpression instantiation failed: " + err.Error())
+		return nil, 0, nil, invalidErr("messageExpression instantiation failed: " + err.Error())
 	}
 	cost, err := env.EstimateCost(ast, est)
 	if err != nil {
-		return nil, 0, internalErr("cost estimation failed for messageExpression: " + err.Error())
+		return nil, 0, nil, internalErr("cost estimation failed for messageExpression: " + err.Error())
 	}
-	return prog, cost.Max, nil
+	return prog, cost.Max, ast, nil
 }
 
 // sizeEstimator bounds the size of values reached from self by the schema's
