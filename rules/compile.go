@@ -3,6 +3,7 @@ package rules
 import (
 	"errors"
 	"strings"
+	"sync"
 
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/checker"
@@ -52,12 +53,8 @@ type Validator struct {
 	root   *vnode
 	schema *node // the schema as the server's correlation sees it (not widened)
 
-	// For evaluation without cost tracking (untracked.go): the type of the
-	// root value, every rule's type being part of it (fast is false
-	// otherwise), and whether any rule reads oldSelf.
-	decl        *apiservercel.DeclType
-	fast        bool
-	usesOldSelf bool
+	usesOldSelf bool      // a rule reads oldSelf (untracked.go)
+	boundsOnce  sync.Once // builds the vnodes' bounds
 }
 
 // vnode is one schema node on a path to a rule: its compiled rules and the
@@ -66,8 +63,10 @@ type vnode struct {
 	typ         string // the schema's type, the value of the server's errors
 	self        *node  // converts the value at this node (widened at resource roots)
 	rules       []compiledRule
-	usesOldSelf bool  // a rule uses oldSelf: the activation binds it
-	initErr     error // environment construction failed: every value here is refused
+	usesOldSelf bool                   // a rule uses oldSelf: the activation binds it
+	initErr     error                  // environment construction failed: every value here is refused
+	decl        *apiservercel.DeclType // the CEL type of self, the rules' cost estimates assume its sizes
+	bounds      *bnode                 // decl's sizes, for untracked evaluation (built on first use)
 
 	items *vnode
 	props []propVnode // sorted by name
@@ -131,9 +130,7 @@ func Compile(s *schema.Schema) (*Validator, error) {
 	root := newNode(s)
 	root.widened = root.widen()
 	decl := common.SchemaDeclType(root, true)
-	own := true
-	v := &Validator{root: build(s, root, true, decl, base, storedEnv, &own), schema: root, decl: decl}
-	v.fast = own && decl != nil
+	v := &Validator{root: build(s, root, true, decl, base, storedEnv), schema: root}
 	v.usesOldSelf = v.root.anyOldSelf()
 	return v, nil
 }
@@ -156,8 +153,7 @@ func CompileNode(s *schema.Schema, resourceRoot bool) (*Validator, error) {
 		n.widened = n.widen()
 	}
 	decl := common.SchemaDeclType(n, resourceRoot)
-	var own bool
-	return &Validator{root: build(s, n, resourceRoot, decl, base, storedEnv, &own), schema: n}, nil
+	return &Validator{root: build(s, n, resourceRoot, decl, base, storedEnv), schema: n}, nil
 }
 
 // baseEnvSet is the server's base environment. Building it can only fail on
@@ -174,10 +170,8 @@ func baseEnvSet() (es *environment.EnvSet, err error) {
 // build mirrors the server's validator tree: rules of validation compiled
 // against n's type, then the children of validation that are also children
 // of n, then allOf. It returns nil when the subtree holds nothing to run.
-// *own is set to false when a node's rules compile against a type that is
-// not part of decl.
-func build(validation *schema.Schema, n *node, isRoot bool, decl *apiservercel.DeclType, base *environment.EnvSet, ek envKind, own *bool) *vnode {
-	v := &vnode{typ: n.typ, self: n}
+func build(validation *schema.Schema, n *node, isRoot bool, decl *apiservercel.DeclType, base *environment.EnvSet, ek envKind) *vnode {
+	v := &vnode{typ: n.typ, self: n, decl: decl}
 	if isRoot {
 		v.self = n.WithTypeAndObjectMeta().(*node)
 	}
@@ -192,7 +186,7 @@ func build(validation *schema.Schema, n *node, isRoot bool, decl *apiservercel.D
 		elem = decl.ElemType
 	}
 	if vi := validation.Items(); vi != nil && n.items != nil {
-		v.items = build(vi, n.items, n.items.IsXEmbeddedResource(), elem, base, ek, own)
+		v.items = build(vi, n.items, n.items.IsXEmbeddedResource(), elem, base, ek)
 	}
 	for k, vp := range validation.Properties() { // sorted
 		np, ok := n.props[k]
@@ -201,7 +195,6 @@ func build(validation *schema.Schema, n *node, isRoot bool, decl *apiservercel.D
 		}
 		pn := np.(*node)
 		var ft *apiservercel.DeclType
-		fieldOwn := own
 		if esc, ok := apiservercel.Escape(k); ok {
 			if decl == nil {
 				continue
@@ -215,21 +208,16 @@ func build(validation *schema.Schema, n *node, isRoot bool, decl *apiservercel.D
 			if ft = common.SchemaDeclType(pn, pn.IsXEmbeddedResource()); ft == nil {
 				continue
 			}
-			var no bool
-			fieldOwn = &no
 		}
-		if c := build(vp, pn, pn.IsXEmbeddedResource(), ft, base, ek, fieldOwn); c != nil {
-			if !*fieldOwn {
-				*own = false
-			}
+		if c := build(vp, pn, pn.IsXEmbeddedResource(), ft, base, ek); c != nil {
 			v.props = append(v.props, propVnode{k, c})
 		}
 	}
 	if va, _, _ := validation.AdditionalProperties(); va != nil && n.addl != nil && n.addl.schema != nil {
-		v.addl = build(va, n.addl.schema, n.addl.schema.IsXEmbeddedResource(), elem, base, ek, own)
+		v.addl = build(va, n.addl.schema, n.addl.schema.IsXEmbeddedResource(), elem, base, ek)
 	}
 	for _, a := range validation.AllOf() {
-		if c := build(a, n, isRoot, decl, base, ek, own); c != nil {
+		if c := build(a, n, isRoot, decl, base, ek); c != nil {
 			v.allOf = append(v.allOf, c)
 		}
 	}

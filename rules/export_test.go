@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	apiservercel "k8s.io/apiserver/pkg/cel"
 )
 
 // Evaluation paths of ValidateUntrackedPath.
@@ -12,6 +13,7 @@ const (
 	PathTracked  = pathTracked
 	PathFast     = pathFast
 	PathFellBack = pathFellBack
+	PathSizes    = pathSizes
 )
 
 // ValidateUntrackedPath is ValidateUntracked that also says how it
@@ -22,7 +24,13 @@ func ValidateUntrackedPath(v *Validator, ctx context.Context, obj, old any, budg
 
 // Conforms reports whether obj (and old) meet the size assumptions of the
 // untracked path.
-func Conforms(v *Validator, obj any) bool { return v != nil && v.fast && conforms(v.decl, obj) }
+func Conforms(v *Validator, obj any) bool {
+	if v == nil || noCostTracking == nil {
+		return false
+	}
+	v.boundsOnce.Do(func() { v.root.buildBounds(map[*apiservercel.DeclType]*bnode{}) })
+	return v.root.conformsAll(obj)
+}
 
 // CostRecord is one tracked evaluation seen by the cost hook.
 type CostRecord struct {
@@ -51,4 +59,42 @@ func RecordCosts(f func(CostRecord)) (stop func()) {
 		f(r)
 	}
 	return func() { costHook = nil; hookMu.Unlock() }
+}
+
+// conformsAll checks obj against the bounds of every node with rules that
+// obj reaches (a superset of what the untracked path checks).
+func (n *vnode) conformsAll(obj any) bool {
+	if n == nil || obj == nil {
+		return true
+	}
+	if len(n.rules) > 0 && !n.bounds.conforms(obj) {
+		return false
+	}
+	for _, a := range n.allOf {
+		if !a.conformsAll(obj) {
+			return false
+		}
+	}
+	switch x := obj.(type) {
+	case []any:
+		for _, e := range x {
+			if !n.items.conformsAll(e) {
+				return false
+			}
+		}
+	case map[string]any:
+		if n.addl != nil {
+			for _, e := range x {
+				if !n.addl.conformsAll(e) {
+					return false
+				}
+			}
+		}
+		for _, c := range n.props {
+			if !c.v.conformsAll(x[c.name]) {
+				return false
+			}
+		}
+	}
+	return true
 }

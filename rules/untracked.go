@@ -154,69 +154,141 @@ func (boundSizes) EstimateCallCost(string, string, *checker.AstNode, []checker.A
 	return nil
 }
 
-// conforms reports whether every value of v that a rule can reach through
-// t has at most the size boundSizes assumes: strings (and int-or-string
-// values, and base64 byte strings) at most MaxElements bytes (a string's
-// CEL size counts code points, never more than its bytes), lists and maps
-// at most MaxElements entries, objects and map keys at most bigSize. These
-// are the schema's maxLength, maxItems and maxProperties (or the longest
-// enum value), or the server's estimate of how many fit in a request. A
-// value of another type than t's (which the server's validation refuses
-// before the rules run) does not conform.
-func conforms(t *apiservercel.DeclType, v any) bool {
-	if t == nil || v == nil {
+// bnode is a DeclType's sizes as conforms checks them.
+type bnode struct {
+	kind   uint8 // bScalar, bString, bList, bMap, bObject
+	limit  int   // most bytes (strings) or entries (lists, maps)
+	elem   *bnode
+	fields map[string]*bnode // by property name (unescaped); nil values: nothing to check
+}
+
+const (
+	bScalar = iota // numbers, booleans, durations, timestamps: size 1, any value
+	bString        // strings, base64 bytes
+	bDyn           // int-or-string
+	bList
+	bMap
+	bObject
+)
+
+// newBounds returns the sizes of t, memoized in seen.
+func newBounds(t *apiservercel.DeclType, seen map[*apiservercel.DeclType]*bnode) *bnode {
+	if t == nil {
+		return nil
+	}
+	if b, ok := seen[t]; ok {
+		return b
+	}
+	b := &bnode{limit: int(min(max(t.MaxElements, 1), math.MaxInt32))}
+	seen[t] = b
+	switch {
+	case t.IsList():
+		b.kind, b.elem = bList, newBounds(t.ElemType, seen)
+	case t.IsMap():
+		b.kind, b.elem = bMap, newBounds(t.ElemType, seen)
+	case t.IsObject():
+		b.kind, b.limit = bObject, bigSize
+		b.fields = make(map[string]*bnode, len(t.Fields))
+		for esc, f := range t.Fields {
+			if name, ok := apiservercel.Unescape(esc); ok {
+				b.fields[name] = newBounds(f.Type, seen)
+			}
+		}
+	default:
+		switch t.CelType().Kind() {
+		case types.StringKind, types.BytesKind:
+			b.kind = bString
+		case types.DynKind:
+			b.kind = bDyn
+		}
+	}
+	return b
+}
+
+// conforms reports whether every value of v that a rule can reach has at
+// most the size boundSizes assumes: strings (and int-or-string values, and
+// base64 byte strings) at most MaxElements bytes (the server's estimate
+// for a maxLength is 4 bytes per code point; a string's CEL size counts code
+// points, never more than its bytes; decoded bytes are shorter than their
+// base64), lists and maps at most MaxElements entries, objects and map
+// keys at most bigSize. These are the schema's maxLength, maxItems and
+// maxProperties (or the longest enum value), or the server's estimate of how
+// many fit in a request where the schema says nothing. A value of another
+// type than b's (which the server's validation refuses before the rules run)
+// does not conform.
+func (b *bnode) conforms(v any) bool {
+	if b == nil || v == nil {
 		return true
 	}
-	limit := max(max(t.MaxElements, 0), 1)
 	switch x := v.(type) {
 	case string:
-		switch t.CelType().Kind() {
-		case types.StringKind, types.BytesKind, types.DynKind:
-			return int64(len(x)) <= limit
+		if b.kind == bString || b.kind == bDyn {
+			return len(x) <= b.limit
 		}
-		return !t.IsObject() && !t.IsList() && !t.IsMap() // durations, timestamps: size 1
+		return b.kind == bScalar // durations, timestamps
 	case []any:
-		if !t.IsList() || int64(len(x)) > limit {
+		if b.kind != bList || len(x) > b.limit {
 			return false
 		}
+		if b.elem.trivial() {
+			return true
+		}
 		for _, e := range x {
-			if !conforms(t.ElemType, e) {
+			if !b.elem.conforms(e) {
 				return false
 			}
 		}
 		return true
 	case map[string]any:
-		switch {
-		case t.IsMap():
-			if int64(len(x)) > limit {
+		switch b.kind {
+		case bMap:
+			if len(x) > b.limit {
 				return false
 			}
 			for k, e := range x {
-				if len(k) > bigSize || !conforms(t.ElemType, e) {
+				if len(k) > bigSize || !b.elem.conforms(e) {
 					return false
 				}
 			}
 			return true
-		case t.IsObject():
+		case bObject:
 			if len(x) > bigSize {
 				return false
 			}
 			for k, e := range x {
-				esc, ok := apiservercel.Escape(k)
-				if !ok {
-					continue
-				}
-				if f, ok := t.Fields[esc]; ok && !conforms(f.Type, e) {
+				if f := b.fields[k]; f != nil && !f.conforms(e) {
 					return false
 				}
 			}
 			return true
 		}
 		return false
-	case bool, int64, float64, int, int32, float32:
-		return !t.IsObject() && !t.IsList() && !t.IsMap()
+	case bool, int64, float64:
+		return b.kind == bScalar || b.kind == bDyn // an int-or-string's int: size 1
 	}
 	return false
+}
+
+// trivial says whether every value of b's type conforms when it has the
+// right type: a scalar (numbers, booleans).
+func (b *bnode) trivial() bool { return b == nil }
+
+// buildBounds sets the sizes of every node with rules.
+func (n *vnode) buildBounds(seen map[*apiservercel.DeclType]*bnode) {
+	if n == nil {
+		return
+	}
+	if len(n.rules) > 0 {
+		n.bounds = newBounds(n.decl, seen)
+	}
+	n.items.buildBounds(seen)
+	n.addl.buildBounds(seen)
+	for _, c := range n.props {
+		c.v.buildBounds(seen)
+	}
+	for _, a := range n.allOf {
+		a.buildBounds(seen)
+	}
 }
 
 // untrackedRule returns the untracked programs of cr when out is in fast
@@ -296,6 +368,7 @@ const (
 	pathTracked  = iota // not eligible: all tracked
 	pathFast            // untracked where bounded, the result kept
 	pathFellBack        // a bound reached a limit: evaluated again tracked
+	pathSizes           // a value is larger than the bounds assume: evaluated again tracked
 )
 
 func (v *Validator) validateUntracked(ctx context.Context, obj, old any, budget int64) (field.ErrorList, []string, int) {
@@ -303,17 +376,21 @@ func (v *Validator) validateUntracked(ctx context.Context, obj, old any, budget 
 		return nil, nil, pathTracked
 	}
 	how := pathTracked
-	if v.fast && noCostTracking != nil && conforms(v.decl, obj) && (old == nil || !v.usesOldSelf || conforms(v.decl, old)) {
+	if noCostTracking != nil {
+		v.boundsOnce.Do(func() { v.root.buildBounds(map[*apiservercel.DeclType]*bnode{}) })
 		var r ratchet
 		if old != nil {
 			r.cur = common.NewCorrelatedObject(obj, old, v.schema)
 		}
-		out := result{fast: true}
+		out := result{fast: true, oldToo: v.usesOldSelf}
 		v.root.validate(ctx, nil, obj, old, r, budget, &out)
 		if !out.abort {
 			return out.errs, out.warnings, pathFast
 		}
 		how = pathFellBack
+		if out.sizes {
+			how = pathSizes
+		}
 	}
 	if old == nil {
 		errs, _ := v.ValidateContext(ctx, obj, budget)

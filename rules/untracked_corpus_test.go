@@ -90,12 +90,12 @@ func errTexts(errs field.ErrorList) []string {
 
 // untrackedStats counts what the differential saw.
 type untrackedStats struct {
-	calls, fast, fellBack, tracked int
-	conforming                     int
-	withErrs, withWarnings         int
-	evals, unsound                 int
-	mapOrder                       int
-	unsoundRules                   map[string]string
+	calls, fast, fellBack, sizes, tracked int
+	conforming                            int
+	withErrs, withWarnings                int
+	evals, unsound                        int
+	mapOrder                              int
+	unsoundRules                          map[string]string
 }
 
 // compareUntracked checks ValidateUntracked against the tracked path on obj
@@ -131,6 +131,8 @@ func compareUntracked(t *testing.T, name string, v *rules.Validator, obj, old an
 		st.fast++
 	case rules.PathFellBack:
 		st.fellBack++
+	case rules.PathSizes:
+		st.sizes++
 	default:
 		st.tracked++
 	}
@@ -225,12 +227,12 @@ func TestUntrackedCorpus(t *testing.T) {
 		unsound = append(unsound, fmt.Sprintf("%q (%s)", r, where))
 	}
 	sort.Strings(unsound)
-	t.Logf("untracked: %d calls (%d conforming), %d fast, %d fell back, %d tracked; %d with errors, %d with warnings, %d one of several map-order outcomes; %d tracked evaluations checked against their bound, %d over it",
-		st.calls, st.conforming, st.fast, st.fellBack, st.tracked, st.withErrs, st.withWarnings, st.mapOrder, st.evals, st.unsound)
+	t.Logf("untracked: %d calls (%d conforming), %d fast, %d fell back on the budget, %d on sizes, %d tracked; %d with errors, %d with warnings, %d one of several map-order outcomes; %d tracked evaluations checked against their bound, %d over it",
+		st.calls, st.conforming, st.fast, st.fellBack, st.sizes, st.tracked, st.withErrs, st.withWarnings, st.mapOrder, st.evals, st.unsound)
 	if len(unsound) > 0 {
 		t.Errorf("rules whose tracked cost exceeded their bound on a conforming object:\n%s", strings.Join(unsound, "\n"))
 	}
-	if st.fast == 0 || st.fellBack == 0 || st.withWarnings == 0 {
+	if st.fast == 0 || st.fellBack == 0 || st.sizes == 0 || st.withWarnings == 0 {
 		t.Errorf("the differential does not exercise every path: %+v", *st)
 	}
 }

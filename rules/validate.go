@@ -107,6 +107,10 @@ type result struct {
 	// limit, what was found must be thrown away.
 	fast, abort        bool
 	untracked, tracked int // evaluations of each kind in fast mode
+	// checked: the values being evaluated have the sizes the bounds
+	// assume; oldToo: old values are read too.
+	// sizes: abort because a value is larger than its bound assumes.
+	checked, oldToo, sizes bool
 }
 
 // add reports e: as a warning when the rule's failure is ratcheted.
@@ -195,6 +199,19 @@ func (v *Validator) ValidateDefault(p *field.Path, def any, budget int64) (field
 // rules (nil on create and where none does), r the ratcheting correlation.
 func (n *vnode) validate(ctx context.Context, p *field.Path, obj, old any, r ratchet, budget int64, out *result) int64 {
 	if n == nil || obj == nil {
+		return budget
+	}
+	if out.fast && !out.checked && len(n.rules) > 0 {
+		// The rules' cost bounds hold for values of the sizes their type
+		// declares: check the value (and the old value, which rules here
+		// or below may read) once, at the topmost node with rules.
+		if !n.bounds.conforms(obj) || out.oldToo && !n.bounds.conforms(old) {
+			out.abort, out.sizes = true, true
+			return -1
+		}
+		out.checked = true
+		budget = n.validate(ctx, p, obj, old, r, budget, out)
+		out.checked = false
 		return budget
 	}
 	if budget = n.validateRules(ctx, p, obj, old, r, budget, out); budget < 0 {
