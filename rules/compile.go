@@ -67,6 +67,8 @@ type vnode struct {
 	initErr     error                  // environment construction failed: every value here is refused
 	decl        *apiservercel.DeclType // the CEL type of self, the rules' cost estimates assume its sizes
 	bounds      *bnode                 // decl's sizes, for untracked evaluation (built on first use)
+	ownSized    bool                   // a rule here has a bound that holds only for values of decl's sizes
+	foreign     bool                   // decl is not part of the parent's type (a property name CEL cannot escape)
 
 	items *vnode
 	props []propVnode // sorted by name
@@ -195,6 +197,7 @@ func build(validation *schema.Schema, n *node, isRoot bool, decl *apiservercel.D
 		}
 		pn := np.(*node)
 		var ft *apiservercel.DeclType
+		foreign := false
 		if esc, ok := apiservercel.Escape(k); ok {
 			if decl == nil {
 				continue
@@ -208,8 +211,10 @@ func build(validation *schema.Schema, n *node, isRoot bool, decl *apiservercel.D
 			if ft = common.SchemaDeclType(pn, pn.IsXEmbeddedResource()); ft == nil {
 				continue
 			}
+			foreign = true
 		}
 		if c := build(vp, pn, pn.IsXEmbeddedResource(), ft, base, ek); c != nil {
+			c.foreign = foreign
 			v.props = append(v.props, propVnode{k, c})
 		}
 	}

@@ -38,6 +38,7 @@ type CostRecord struct {
 	Actual  uint64 // tracked cost
 	Bound   uint64 // the untracked path's bound
 	Bounded bool   // false: the rule has no bound (always tracked)
+	Sized   bool   // the rule's bounds hold only on values of the declared sizes
 }
 
 var hookMu sync.Mutex
@@ -50,6 +51,7 @@ func RecordCosts(f func(CostRecord)) (stop func()) {
 		r := CostRecord{Rule: cr.rule.Rule, Actual: cost}
 		if cr.fast != nil {
 			lf := cr.fast.get()
+			r.Sized = lf.sized
 			if msg {
 				r.Rule, r.Bound, r.Bounded = cr.rule.MessageExpression, lf.msgCost, lf.msgProg != nil
 			} else {

@@ -80,6 +80,7 @@ type lazyFast struct {
 
 	prog, msgProg cel.Program // nil: evaluate tracked
 	cost, msgCost uint64      // bounds of one evaluation's tracked cost
+	sized         bool        // a bound holds only for values of decl's sizes
 }
 
 // get builds the untracked programs and their cost bounds. A program whose
@@ -89,37 +90,61 @@ func (l *lazyFast) get() *lazyFast {
 		if noCostTracking == nil {
 			return
 		}
-		l.prog, l.cost = untrackedProgram(l.env, l.ast, l.decl)
+		var sized, msgSized bool
+		l.prog, l.cost, sized = untrackedProgram(l.env, l.ast, l.decl)
 		if l.msg != nil {
-			l.msgProg, l.msgCost = untrackedProgram(l.env, l.msg, l.decl)
+			l.msgProg, l.msgCost, msgSized = untrackedProgram(l.env, l.msg, l.decl)
 		}
+		l.sized = l.prog != nil && sized || l.msgProg != nil && msgSized
 		l.env, l.ast, l.msg = nil, nil, nil
 	})
 	return l
 }
 
-func untrackedProgram(env *cel.Env, ast *cel.Ast, decl *apiservercel.DeclType) (cel.Program, uint64) {
-	cost, err := env.EstimateCost(ast, &library.CostEstimator{SizeEstimator: boundSizes{root: decl}})
-	if err != nil || cost.Max > PerCallLimit {
-		return nil, 0
-	}
-	prog, err := env.Program(ast, cel.InterruptCheckFrequency(celconfig.CheckFrequency), noCostTracking)
+// untrackedProgram returns the program without cost tracking and the bound
+// of its cost: the estimate over values of any size when that is within
+// PerCallLimit (the cost does not grow with the values), else the estimate
+// over values of decl's sizes (sized) when that is.
+func untrackedProgram(env *cel.Env, ast *cel.Ast, decl *apiservercel.DeclType) (prog cel.Program, bound uint64, sized bool) {
+	cost, err := env.EstimateCost(ast, &library.CostEstimator{SizeEstimator: boundSizes{root: decl, any: true}})
 	if err != nil {
-		return nil, 0
+		return nil, 0, false
 	}
-	return prog, cost.Max
+	if cost.Max > PerCallLimit {
+		sized = true
+		if cost, err = env.EstimateCost(ast, &library.CostEstimator{SizeEstimator: boundSizes{root: decl}}); err != nil || cost.Max > PerCallLimit {
+			return nil, 0, false
+		}
+	}
+	prog, err = env.Program(ast, cel.InterruptCheckFrequency(celconfig.CheckFrequency), noCostTracking)
+	if err != nil {
+		return nil, 0, false
+	}
+	return prog, cost.Max, sized
 }
 
 // boundSizes is sizeEstimator made an upper bound of the sizes of the values
 // a conforming object holds (see conforms): the server's estimator takes 0 for
 // map keys, objects and scalars, whose runtime size is at least 1; here map
 // keys and objects are bigSize, everything else at least 1.
-type boundSizes struct{ root *apiservercel.DeclType }
+//
+// With any, every value reached from self is taken to be of any size up to
+// anySize (far beyond anything in memory: a bound that stays within
+// PerCallLimit with it does not depend on sizes).
+type boundSizes struct {
+	root *apiservercel.DeclType
+	any  bool
+}
+
+const anySize = 1 << 53
 
 func (e boundSizes) EstimateSize(el checker.AstNode) *checker.SizeEstimate {
 	path := el.Path()
 	if len(path) == 0 {
 		return nil
+	}
+	if e.any {
+		return &checker.SizeEstimate{Min: 0, Max: anySize}
 	}
 	t := e.root
 	keys := false
@@ -273,12 +298,19 @@ func (b *bnode) conforms(v any) bool {
 // right type: a scalar (numbers, booleans).
 func (b *bnode) trivial() bool { return b == nil }
 
-// buildBounds sets the sizes of every node with rules.
+// buildBounds finds the nodes with a rule whose bound holds only for values
+// of the sizes the node's type declares, and sets their sizes. It builds
+// every rule's untracked programs.
 func (n *vnode) buildBounds(seen map[*apiservercel.DeclType]*bnode) {
 	if n == nil {
 		return
 	}
-	if len(n.rules) > 0 {
+	for i := range n.rules {
+		if f := n.rules[i].fast; f != nil && f.get().sized {
+			n.ownSized = true
+		}
+	}
+	if n.ownSized {
 		n.bounds = newBounds(n.decl, seen)
 	}
 	n.items.buildBounds(seen)

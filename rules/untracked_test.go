@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	apiservercel "k8s.io/apiserver/pkg/cel"
 )
 
 func fieldErrTexts(errs field.ErrorList) []string {
@@ -123,8 +124,22 @@ func TestUntrackedPaths(t *testing.T) {
 	if how := agreeUntracked(t, "too long", v, long, nil, RuntimeBudget); how != pathSizes {
 		t.Errorf("string over maxLength: path %d, want sizes", how)
 	}
-	if how := agreeUntracked(t, "too many", v, decode(t, `{"spec":{"l":[`+strings.Repeat(`"a",`, 100)+`"a"]}}`), nil, RuntimeBudget); how != pathSizes {
-		t.Errorf("list over maxItems: path %d, want sizes", how)
+	// Over maxItems: the item rule's bound is per item, and the rule on
+	// spec costs the same on any list, so nothing depends on the count...
+	tooMany := decode(t, `{"spec":{"l":[`+strings.Repeat(`"a",`, 100)+`"a"]}}`)
+	if how := agreeUntracked(t, "too many", v, tooMany, nil, RuntimeBudget); how != pathFast {
+		t.Errorf("list over maxItems, no rule over the list: path %d, want fast", how)
+	}
+	// ... unless a rule iterates over the list.
+	all := mustCompile(t, spec(`[{"rule":"self.l.all(x, x != 'q')"}]`, items))
+	if !all.root.props[0].v.rules[0].fast.get().sized {
+		t.Error("a rule over a list with maxItems does not depend on the sizes")
+	}
+	if v.root.props[0].v.rules[0].fast.get().sized {
+		t.Error("self.l.size() >= 0 depends on the sizes")
+	}
+	if how := agreeUntracked(t, "too many, iterated", all, tooMany, nil, RuntimeBudget); how != pathSizes {
+		t.Errorf("list over maxItems iterated by a rule: path %d, want sizes", how)
 	}
 	if how := agreeUntracked(t, "wrong type", v, decode(t, `{"spec":{"l":[1]}}`), nil, RuntimeBudget); how != pathSizes {
 		t.Errorf("int in a string list: path %d, want sizes", how)
@@ -146,7 +161,7 @@ func TestUntrackedPaths(t *testing.T) {
 	}
 	var out result
 	out.fast = true
-	u.boundsOnce.Do(func() { u.root.buildBounds(nil) })
+	u.boundsOnce.Do(func() { u.root.buildBounds(map[*apiservercel.DeclType]*bnode{}) })
 	u.root.validate(context.Background(), nil, uo, nil, ratchet{}, RuntimeBudget, &out)
 	if out.tracked != 1 || out.untracked != 1 || out.abort {
 		t.Errorf("mixed evaluation: %d tracked, %d untracked, abort %v; want 1, 1, false", out.tracked, out.untracked, out.abort)
@@ -172,5 +187,27 @@ func TestUntrackedPaths(t *testing.T) {
 	got, _ := v.ValidateUntracked(ctx, bad, nil, RuntimeBudget)
 	if !slices.Equal(fieldErrTexts(want), fieldErrTexts(got)) {
 		t.Errorf("cancelled: tracked %q, untracked %q", fieldErrTexts(want), fieldErrTexts(got))
+	}
+}
+
+// TestUntrackedForeignType checks the sizes under a property whose name CEL
+// cannot escape: its rules compile against a type of their own, which the
+// parent's check does not cover.
+func TestUntrackedForeignType(t *testing.T) {
+	v := mustCompile(t, spec(`[{"rule":"self.s.matches('^a*$')"}]`,
+		`{"s":{"type":"string","maxLength":10},"x y":{"type":"object","properties":{"t":{"type":"string","maxLength":5}},
+		  "x-kubernetes-validations":[{"rule":"self.t.matches('^b*$')"}]}}`))
+	v.boundsOnce.Do(func() { v.root.buildBounds(map[*apiservercel.DeclType]*bnode{}) })
+	x := v.root.props[0].v
+	if len(x.props) != 1 || !x.props[0].v.foreign || !x.ownSized || !x.props[0].v.ownSized {
+		t.Fatalf("unexpected validator tree: %d children, foreign %v", len(x.props), len(x.props) == 1 && x.props[0].v.foreign)
+	}
+	ok := decode(t, `{"spec":{"s":"aa","x y":{"t":"bbb"}}}`)
+	if how := agreeUntracked(t, "foreign ok", v, ok, nil, RuntimeBudget); how != pathFast {
+		t.Errorf("conforming: path %d, want fast", how)
+	}
+	long := decode(t, `{"spec":{"s":"aa","x y":{"t":"`+strings.Repeat("b", 21)+`"}}}`)
+	if how := agreeUntracked(t, "foreign too long", v, long, nil, RuntimeBudget); how != pathSizes {
+		t.Errorf("string over maxLength under an unescapable name: path %d, want sizes", how)
 	}
 }

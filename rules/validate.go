@@ -201,19 +201,33 @@ func (n *vnode) validate(ctx context.Context, p *field.Path, obj, old any, r rat
 	if n == nil || obj == nil {
 		return budget
 	}
-	if out.fast && !out.checked && len(n.rules) > 0 {
-		// The rules' cost bounds hold for values of the sizes their type
-		// declares: check the value (and the old value, which rules here
-		// or below may read) once, at the topmost node with rules.
-		if !n.bounds.conforms(obj) || out.oldToo && !n.bounds.conforms(old) {
-			out.abort, out.sizes = true, true
-			return -1
+	if out.fast {
+		// Some rules' cost bounds hold only for values of the sizes their
+		// type declares: check the value (and the old value, which rules
+		// here or below may read) once, at the topmost node with such a
+		// rule, for the whole subtree (but a type that is not part of the
+		// parent's is checked on its own).
+		was := out.checked
+		checked := was && !n.foreign
+		if !checked && n.ownSized {
+			if !n.bounds.conforms(obj) || out.oldToo && !n.bounds.conforms(old) {
+				out.abort, out.sizes = true, true
+				return -1
+			}
+			checked = true
 		}
-		out.checked = true
-		budget = n.validate(ctx, p, obj, old, r, budget, out)
-		out.checked = false
-		return budget
+		if checked != was {
+			out.checked = checked
+			budget = n.validateNode(ctx, p, obj, old, r, budget, out)
+			out.checked = was
+			return budget
+		}
 	}
+	return n.validateNode(ctx, p, obj, old, r, budget, out)
+}
+
+// validateNode is validate without the size checks of fast mode.
+func (n *vnode) validateNode(ctx context.Context, p *field.Path, obj, old any, r ratchet, budget int64, out *result) int64 {
 	if budget = n.validateRules(ctx, p, obj, old, r, budget, out); budget < 0 {
 		return budget
 	}
