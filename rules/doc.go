@@ -97,18 +97,21 @@
 // ValidateUpdate, without the budget left, skipping the tracker where that
 // cannot change them. Each rule and messageExpression has a second program,
 // planned (on first use) by the same environment with the same options minus
-// the cost observer, and a bound: its static cost estimate over the sizes the
-// rule's CEL type declares (the server's estimate, except that map keys and
-// objects count as a whole request and nothing as less than 1, where the
-// server's estimator takes 0). The bound holds for values of those sizes:
-// strings and int-or-string values of at most 4 bytes per maxLength code point
-// (or the longest enum value, or a request), lists and maps of at most
-// maxItems or maxProperties entries (or what fits in a request), values of the
-// declared types. ValidateUntracked checks that once, at the topmost node
-// with rules, on the value and on the old value, and then evaluates a rule
-// untracked when its bound is at most PerCallLimit and fits in what is left
-// of the budget, charging the bound; other rules are evaluated tracked and
-// charged their cost. Since each bound is at least the tracked cost, no limit
+// the cost observer, and a bound: its static cost estimate over values of
+// any size when that is at most PerCallLimit (the cost does not grow with
+// the values), else its estimate over the sizes the rule's CEL type declares
+// (the server's estimate, except that map keys and objects count as a whole
+// request and nothing as less than 1, where the server's estimator takes 0).
+// That second bound holds for values of those sizes: strings and
+// int-or-string values of at most 4 bytes per maxLength code point (or the
+// longest enum value, or a request), lists and maps of at most maxItems or
+// maxProperties entries (or what fits in a request), values of the declared
+// types. ValidateUntracked checks that once per subtree, at the topmost node
+// with a rule whose bound needs it, on the value and on the old value (a
+// property whose name CEL cannot escape has a type of its own, checked on
+// its own), and then evaluates a rule untracked when its bound fits in what
+// is left of the budget, charging the bound; rules without a bound within
+// PerCallLimit are evaluated tracked and charged their cost. Since each bound is at least the tracked cost, no limit
 // the tracked path would reach can be reached. When a value is larger than
 // its type says, or a bound (or a tracked cost) would not fit in the budget
 // left, what was found is thrown away and the whole call is evaluated
