@@ -124,6 +124,13 @@ func celCrdkit(c *celCase) (field.ErrorList, int64) {
 	return c.ours.Validate(c.obj, rules.RuntimeBudget)
 }
 
+// celCrdkitUntracked is what crdkit's create runs: the same errors, without
+// cel-go's cost tracking where that cannot change them (no budget left).
+func celCrdkitUntracked(c *celCase) field.ErrorList {
+	errs, _ := c.ours.ValidateUntracked(context.Background(), c.obj, nil, rules.RuntimeBudget)
+	return errs
+}
+
 // TestCELBenchInputs checks that both sides agree on every benchmark input:
 // the same errors and the same budget left.
 func TestCELBenchInputs(t *testing.T) {
@@ -137,10 +144,18 @@ func TestCELBenchInputs(t *testing.T) {
 		for _, e := range got {
 			b = append(b, e.Error())
 		}
+		var u []string
+		for _, e := range celCrdkitUntracked(&c) {
+			u = append(u, e.Error())
+		}
 		sort.Strings(a)
 		sort.Strings(b)
+		sort.Strings(u)
 		if !slices.Equal(a, b) || upLeft != left {
 			t.Errorf("%s/%s: upstream %q (budget %d), crdkit %q (budget %d)", c.crd, c.object, a, upLeft, b, left)
+		}
+		if !slices.Equal(a, u) {
+			t.Errorf("%s/%s: upstream %q, crdkit untracked %q", c.crd, c.object, a, u)
 		}
 		if upLeft == celconfig.RuntimeCELCostBudget {
 			t.Logf("%s/%s: no rule ran", c.crd, c.object)
@@ -151,7 +166,7 @@ func TestCELBenchInputs(t *testing.T) {
 func BenchmarkCEL(b *testing.B) {
 	for _, c := range celCases(b) {
 		b.Run(c.crd+"/"+c.object+"/crdkit", func(b *testing.B) {
-			validateTimed(b, func() { celCrdkit(&c) })
+			validateTimed(b, func() { celCrdkitUntracked(&c) })
 		})
 		b.Run(c.crd+"/"+c.object+"/upstream", func(b *testing.B) {
 			validateTimed(b, func() { celUpstream(&c) })

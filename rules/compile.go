@@ -3,6 +3,7 @@ package rules
 import (
 	"errors"
 	"strings"
+	"sync"
 
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/checker"
@@ -51,6 +52,9 @@ const selfTypeName = "selfType0"
 type Validator struct {
 	root   *vnode
 	schema *node // the schema as the server's correlation sees it (not widened)
+
+	usesOldSelf bool      // a rule reads oldSelf (untracked.go)
+	boundsOnce  sync.Once // builds the vnodes' bounds
 }
 
 // vnode is one schema node on a path to a rule: its compiled rules and the
@@ -59,8 +63,12 @@ type vnode struct {
 	typ         string // the schema's type, the value of the server's errors
 	self        *node  // converts the value at this node (widened at resource roots)
 	rules       []compiledRule
-	usesOldSelf bool  // a rule uses oldSelf: the activation binds it
-	initErr     error // environment construction failed: every value here is refused
+	usesOldSelf bool                   // a rule uses oldSelf: the activation binds it
+	initErr     error                  // environment construction failed: every value here is refused
+	decl        *apiservercel.DeclType // the CEL type of self, the rules' cost estimates assume its sizes
+	bounds      *bnode                 // decl's sizes, for untracked evaluation (built on first use)
+	ownSized    bool                   // a rule here has a bound that holds only for values of decl's sizes
+	foreign     bool                   // decl is not part of the parent's type (a property name CEL cannot escape)
 
 	items *vnode
 	props []propVnode // sorted by name
@@ -88,6 +96,8 @@ type compiledRule struct {
 	msgMaxCost uint64
 
 	fieldPath string // normalized, "" when absent or invalid
+
+	fast *lazyFast // the untracked programs, nil when prog is nil
 }
 
 // envKind chooses the environment a rule compiles in: stored expressions
@@ -122,7 +132,9 @@ func Compile(s *schema.Schema) (*Validator, error) {
 	root := newNode(s)
 	root.widened = root.widen()
 	decl := common.SchemaDeclType(root, true)
-	return &Validator{root: build(s, root, true, decl, base, storedEnv), schema: root}, nil
+	v := &Validator{root: build(s, root, true, decl, base, storedEnv), schema: root}
+	v.usesOldSelf = v.root.anyOldSelf()
+	return v, nil
 }
 
 // CompileNode is Compile for the values of one schema node rather than a
@@ -161,7 +173,7 @@ func baseEnvSet() (es *environment.EnvSet, err error) {
 // against n's type, then the children of validation that are also children
 // of n, then allOf. It returns nil when the subtree holds nothing to run.
 func build(validation *schema.Schema, n *node, isRoot bool, decl *apiservercel.DeclType, base *environment.EnvSet, ek envKind) *vnode {
-	v := &vnode{typ: n.typ, self: n}
+	v := &vnode{typ: n.typ, self: n, decl: decl}
 	if isRoot {
 		v.self = n.WithTypeAndObjectMeta().(*node)
 	}
@@ -185,6 +197,7 @@ func build(validation *schema.Schema, n *node, isRoot bool, decl *apiservercel.D
 		}
 		pn := np.(*node)
 		var ft *apiservercel.DeclType
+		foreign := false
 		if esc, ok := apiservercel.Escape(k); ok {
 			if decl == nil {
 				continue
@@ -198,8 +211,10 @@ func build(validation *schema.Schema, n *node, isRoot bool, decl *apiservercel.D
 			if ft = common.SchemaDeclType(pn, pn.IsXEmbeddedResource()); ft == nil {
 				continue
 			}
+			foreign = true
 		}
 		if c := build(vp, pn, pn.IsXEmbeddedResource(), ft, base, ek); c != nil {
+			c.foreign = foreign
 			v.props = append(v.props, propVnode{k, c})
 		}
 	}
@@ -246,7 +261,7 @@ func compileRules(rs []schema.ValidationRule, n *node, decl *apiservercel.DeclTy
 			}
 			es = optional
 		}
-		out[i] = compileRule(r, n, es, ek, est, card)
+		out[i] = compileRule(r, n, es, ek, est, card, decl)
 	}
 	return out, nil
 }
@@ -283,7 +298,7 @@ func internalErr(detail string) *apiservercel.Error {
 
 // compileRule compiles one rule and its messageExpression with the server's
 // texts for each failure.
-func compileRule(r schema.ValidationRule, n *node, es *environment.EnvSet, ek envKind, est *library.CostEstimator, card uint64) (cr compiledRule) {
+func compileRule(r schema.ValidationRule, n *node, es *environment.EnvSet, ek envKind, est *library.CostEstimator, card uint64, decl *apiservercel.DeclType) (cr compiledRule) {
 	cr.rule = r
 	cr.optional = r.OptionalOldSelf != nil && *r.OptionalOldSelf
 	if strings.TrimSpace(r.Rule) == "" {
@@ -325,8 +340,9 @@ func compileRule(r schema.ValidationRule, n *node, es *environment.EnvSet, ek en
 		return cr
 	}
 	cr.maxCost, cr.cardinality, cr.prog = cost.Max, card, prog
+	cr.fast = &lazyFast{env: env, ast: ast, decl: decl}
 	if r.MessageExpression != "" {
-		cr.msgProg, cr.msgMaxCost, cr.msgErr = compileMessage(r.MessageExpression, es, ek, est)
+		cr.msgProg, cr.msgMaxCost, cr.fast.msg, cr.msgErr = compileMessage(r.MessageExpression, es, ek, est)
 		if cr.msgErr != nil {
 			return cr
 		}
@@ -339,17 +355,17 @@ func compileRule(r schema.ValidationRule, n *node, es *environment.EnvSet, ek en
 	return cr
 }
 
-func compileMessage(expr string, es *environment.EnvSet, ek envKind, est *library.CostEstimator) (cel.Program, uint64, *apiservercel.Error) {
+func compileMessage(expr string, es *environment.EnvSet, ek envKind, est *library.CostEstimator) (cel.Program, uint64, *cel.Ast, *apiservercel.Error) {
 	env := envOf(es, ek)
 	ast, iss := env.Compile(expr)
 	if iss != nil {
-		return nil, 0, invalidErr("messageExpression compilation failed: " + iss.String())
+		return nil, 0, nil, invalidErr("messageExpression compilation failed: " + iss.String())
 	}
 	if ast.OutputType() != cel.StringType {
-		return nil, 0, invalidErr("messageExpression must evaluate to a string")
+		return nil, 0, nil, invalidErr("messageExpression must evaluate to a string")
 	}
 	if _, err := cel.AstToCheckedExpr(ast); err != nil {
-		return nil, 0, internalErr("unexpected messageExpression compilation error: " + err.Error())
+		return nil, 0, nil, internalErr("unexpected messageExpression compilation error: " + err.Error())
 	}
 	prog, err := env.Program(ast,
 		cel.CostLimit(PerCallLimit),
@@ -357,13 +373,13 @@ func compileMessage(expr string, es *environment.EnvSet, ek envKind, est *librar
 		cel.InterruptCheckFrequency(celconfig.CheckFrequency),
 	)
 	if err != nil {
-		return nil, 0, invalidErr("messageExpression instantiation failed: " + err.Error())
+		return nil, 0, nil, invalidErr("messageExpression instantiation failed: " + err.Error())
 	}
 	cost, err := env.EstimateCost(ast, est)
 	if err != nil {
-		return nil, 0, internalErr("cost estimation failed for messageExpression: " + err.Error())
+		return nil, 0, nil, internalErr("cost estimation failed for messageExpression: " + err.Error())
 	}
-	return prog, cost.Max, nil
+	return prog, cost.Max, ast, nil
 }
 
 // sizeEstimator bounds the size of values reached from self by the schema's

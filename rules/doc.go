@@ -88,6 +88,38 @@
 // errors are never ratcheted. Warnings come in the order the rules ran
 // (properties in sorted order, as for errors).
 //
+// # Evaluation without cost tracking
+//
+// The server evaluates every rule under cel-go's cost tracker, which stops an
+// evaluation past PerCallLimit and charges its cost to the request's budget;
+// tracking is about half of the evaluation time. ValidateUntracked(ctx, obj,
+// old, budget) gives the errors and warnings of Validate (old nil) or
+// ValidateUpdate, without the budget left, skipping the tracker where that
+// cannot change them. Each rule and messageExpression has a second program,
+// planned (on first use) by the same environment with the same options minus
+// the cost observer, and a bound: its static cost estimate over values of
+// any size when that is at most PerCallLimit (the cost does not grow with
+// the values), else its estimate over the sizes the rule's CEL type declares
+// (the server's estimate, except that map keys and objects count as a whole
+// request and nothing as less than 1, where the server's estimator takes 0).
+// That second bound holds for values of those sizes: strings and
+// int-or-string values of at most 4 bytes per maxLength code point (or the
+// longest enum value, or a request), lists and maps of at most maxItems or
+// maxProperties entries (or what fits in a request), values of the declared
+// types. ValidateUntracked checks that once per subtree, at the topmost node
+// with a rule whose bound needs it, on the value and on the old value (a
+// property whose name CEL cannot escape has a type of its own, checked on
+// its own), and then evaluates a rule untracked when its bound fits in what
+// is left of the budget, charging the bound; rules without a bound within
+// PerCallLimit are evaluated tracked and charged their cost. Since each bound is at least the tracked cost, no limit
+// the tracked path would reach can be reached. When a value is larger than
+// its type says, or a bound (or a tracked cost) would not fit in the budget
+// left, what was found is thrown away and the whole call is evaluated
+// tracked, which reports exactly what Validate does, budget errors included.
+// Evaluation is otherwise the same (errors, messages, ratcheting, context
+// cancellation). crdkit's create, update and admission use it; Validate and
+// ValidateUpdate, which report the budget left, always track.
+//
 // # Where the server runs them
 //
 // On create, after OpenAPI, embedded-resource and list-type validation, and
@@ -111,7 +143,10 @@
 // Rules are code supplied by the CRD author and objects are supplied by API
 // clients. Every evaluation is bounded by the server's cost limits (CEL
 // interrupts a comprehension every 100 iterations to check them), and
-// ValidateContext stops when its context is done. Check refuses, as the
+// ValidateContext stops when its context is done. ValidateUntracked's
+// untracked evaluations are bounded by their static estimates (at most
+// PerCallLimit each, at most the budget together) on values it has checked
+// have the sizes those assume, and stop with the context too. Check refuses, as the
 // server does, rules whose estimated cost over the largest object the schema
 // allows exceeds ExpressionCostLimit, or whose total exceeds SchemaCostLimit;
 // crdkit evaluates such rules with the same runtime limits if asked to.

@@ -101,6 +101,16 @@ func (v *Validator) ValidateUpdateContext(ctx context.Context, obj, old any, bud
 type result struct {
 	errs     field.ErrorList
 	warnings []string
+
+	// fast: evaluate untracked where the bound allows it, budget then
+	// counting bounds (untracked.go); abort: a bound would have reached a
+	// limit, what was found must be thrown away.
+	fast, abort        bool
+	untracked, tracked int // evaluations of each kind in fast mode
+	// checked: the values being evaluated have the sizes the bounds
+	// assume; oldToo: old values are read too.
+	// sizes: abort because a value is larger than its bound assumes.
+	checked, oldToo, sizes bool
 }
 
 // add reports e: as a warning when the rule's failure is ratcheted.
@@ -191,6 +201,33 @@ func (n *vnode) validate(ctx context.Context, p *field.Path, obj, old any, r rat
 	if n == nil || obj == nil {
 		return budget
 	}
+	if out.fast {
+		// Some rules' cost bounds hold only for values of the sizes their
+		// type declares: check the value (and the old value, which rules
+		// here or below may read) once, at the topmost node with such a
+		// rule, for the whole subtree (but a type that is not part of the
+		// parent's is checked on its own).
+		was := out.checked
+		checked := was && !n.foreign
+		if !checked && n.ownSized {
+			if !n.bounds.conforms(obj) || out.oldToo && !n.bounds.conforms(old) {
+				out.abort, out.sizes = true, true
+				return -1
+			}
+			checked = true
+		}
+		if checked != was {
+			out.checked = checked
+			budget = n.validateNode(ctx, p, obj, old, r, budget, out)
+			out.checked = was
+			return budget
+		}
+	}
+	return n.validateNode(ctx, p, obj, old, r, budget, out)
+}
+
+// validateNode is validate without the size checks of fast mode.
+func (n *vnode) validateNode(ctx context.Context, p *field.Path, obj, old any, r ratchet, budget int64, out *result) int64 {
 	if budget = n.validateRules(ctx, p, obj, old, r, budget, out); budget < 0 {
 		return budget
 	}
@@ -299,6 +336,10 @@ func (n *vnode) validateRules(ctx context.Context, p *field.Path, obj, old any, 
 	}
 	old = nilIfEmpty(old)
 	if budget <= 0 {
+		if out.fast {
+			out.abort = true
+			return -1
+		}
 		out.errs = append(out.errs, field.Invalid(p, n.typ, budgetExhausted))
 		return -1
 	}
@@ -322,21 +363,36 @@ func (n *vnode) validateRules(ctx context.Context, p *field.Path, obj, old any, 
 		if cr.optional {
 			ra = optAct
 		}
-		res, det, err := eval(ctx, cr.prog, ra)
-		if det == nil {
-			out.errs = append(out.errs, field.InternalError(p, fmt.Errorf("runtime cost could not be calculated for validation rule: %v, no further validation rules will be run", ruleErrorString(&cr.rule))))
-			return -1
+		var res ref.Val
+		var err error
+		if f := out.untrackedRule(cr, budget); f != nil {
+			res, _, err = eval(ctx, f.prog, ra)
+			budget -= int64(f.cost)
+		} else {
+			var det *cel.EvalDetails
+			res, det, err = eval(ctx, cr.prog, ra)
+			if det == nil {
+				out.errs = append(out.errs, field.InternalError(p, fmt.Errorf("runtime cost could not be calculated for validation rule: %v, no further validation rules will be run", ruleErrorString(&cr.rule))))
+				return -1
+			}
+			cost := det.ActualCost()
+			if cost == nil {
+				out.errs = append(out.errs, field.Invalid(p, n.typ, fmt.Sprintf("runtime cost could not be calculated for validation rule: %v, no further validation rules will be run", ruleErrorString(&cr.rule))))
+				return -1
+			}
+			if costHook != nil {
+				costHook(cr, false, *cost)
+			}
+			if *cost > math.MaxInt64 || int64(*cost) > budget {
+				if out.fast {
+					out.abort = true
+					return -1
+				}
+				out.errs = append(out.errs, field.Invalid(p, n.typ, budgetExhausted))
+				return -1
+			}
+			budget -= int64(*cost)
 		}
-		cost := det.ActualCost()
-		if cost == nil {
-			out.errs = append(out.errs, field.Invalid(p, n.typ, fmt.Sprintf("runtime cost could not be calculated for validation rule: %v, no further validation rules will be run", ruleErrorString(&cr.rule))))
-			return -1
-		}
-		if *cost > math.MaxInt64 || int64(*cost) > budget {
-			out.errs = append(out.errs, field.Invalid(p, n.typ, budgetExhausted))
-			return -1
-		}
-		budget -= int64(*cost)
 		if err != nil {
 			msg := err.Error()
 			switch {
@@ -362,7 +418,10 @@ func (n *vnode) validateRules(ctx context.Context, p *field.Path, obj, old any, 
 		ratchetable := !cr.usesOldSelf && (r.cur != nil || r.parent != nil)
 		detail, ok := "", false
 		if cr.msgProg != nil {
-			msg, left, merr := evalMessage(ctx, cr.msgProg, cr.rule.MessageExpression, act, budget)
+			msg, left, merr := out.evalMessage(ctx, cr, act, budget)
+			if out.abort {
+				return -1
+			}
 			switch {
 			case merr == nil:
 				detail, ok, budget = msg, true, left
@@ -415,16 +474,40 @@ func errorForReason(p *field.Path, value any, detail string, reason *string) *fi
 
 // evalMessage evaluates a messageExpression with the server's checks on its
 // cost and result.
-func evalMessage(ctx context.Context, prog cel.Program, src string, act *activation, budget int64) (string, int64, *apiservercel.Error) {
-	res, det, err := eval(ctx, prog, act)
-	if det == nil || det.ActualCost() == nil {
-		return "", -1, internalErr(fmt.Sprintf("runtime cost could not be calculated for messageExpression: %q", src))
+// In fast mode it evaluates untracked when the bound allows it, and sets
+// out.abort where the tracked path would report the budget exhausted.
+func (out *result) evalMessage(ctx context.Context, cr *compiledRule, act *activation, budget int64) (string, int64, *apiservercel.Error) {
+	src := cr.rule.MessageExpression
+	var res ref.Val
+	var err error
+	var left int64
+	if f := out.untrackedMessage(cr, budget); f != nil {
+		res, _, err = eval(ctx, f.msgProg, act)
+		left = budget - int64(f.msgCost)
+	} else {
+		var det *cel.EvalDetails
+		res, det, err = eval(ctx, cr.msgProg, act)
+		if det == nil || det.ActualCost() == nil {
+			return "", -1, internalErr(fmt.Sprintf("runtime cost could not be calculated for messageExpression: %q", src))
+		}
+		cost := *det.ActualCost()
+		if costHook != nil {
+			costHook(cr, true, cost)
+		}
+		if cost > math.MaxInt64 || int64(cost) > budget {
+			if out.fast {
+				out.abort = true
+				return "", -1, nil
+			}
+			return "", -1, invalidErr("messageExpression evaluation failed due to running out of cost budget, no further validation rules will be run")
+		}
+		left = budget - int64(cost)
 	}
-	cost := *det.ActualCost()
-	if cost > math.MaxInt64 || int64(cost) > budget {
-		return "", -1, invalidErr("messageExpression evaluation failed due to running out of cost budget, no further validation rules will be run")
-	}
-	left := budget - int64(cost)
+	return finishMessage(res, err, src, left)
+}
+
+// finishMessage is the server's checks of a messageExpression's result.
+func finishMessage(res ref.Val, err error, src string, left int64) (string, int64, *apiservercel.Error) {
 	if err != nil {
 		if strings.HasPrefix(err.Error(), "operation cancelled: actual cost limit exceeded") {
 			return "", -1, invalidErr(fmt.Sprintf("no further validation rules will be run due to call cost exceeds limit for messageExpression: %q", src))

@@ -85,7 +85,12 @@ func runUpstreamUpdate(tg *target, obj, old any) (o updateOutcome, err error) {
 	return updateOutcome{texts(errs), sortedTexts(rec.texts), left}, nil
 }
 
-func runOursUpdate(tg *target, obj, old any) updateOutcome {
+func runOursUpdate(tg *target, obj, old any, untracked bool) updateOutcome {
+	if untracked {
+		// crdkit's create and update: no budget left to compare.
+		errs, warns := tg.ours.ValidateUntracked(context.Background(), obj, old, rules.RuntimeBudget)
+		return updateOutcome{texts(errs), sortedTexts(warns), 0}
+	}
 	errs, warns, left := tg.ours.ValidateUpdate(obj, old, rules.RuntimeBudget)
 	return updateOutcome{texts(errs), sortedTexts(warns), left}
 }
@@ -96,6 +101,17 @@ type updateTally struct {
 	warnedAgree                int
 	orderDependent             int
 	differ                     []string
+
+	untracked bool         // compares ValidateUntracked: errors and warnings only
+	u         *updateTally // the same cases through ValidateUntracked
+}
+
+// equal compares outcomes, without the budget left for untracked ones.
+func (tl *updateTally) equal(a, b updateOutcome) bool {
+	if tl.untracked {
+		a.budget, b.budget = 0, 0
+	}
+	return a.equal(b)
 }
 
 func (tl *updateTally) check(tg *target, name string, obj, old any) {
@@ -116,7 +132,18 @@ func (tl *updateTally) check(tg *target, name string, obj, old any) {
 	if up.budget < 0 {
 		tl.exhausted++
 	}
-	got := runOursUpdate(tg, obj, old)
+	if tl.u != nil {
+		tl.u.n++
+		tl.u.failing, tl.u.warned, tl.u.exhausted = tl.failing, tl.warned, tl.exhausted
+		tl.u.compare(tg, name, obj, old, up, inObj, inOld)
+	}
+	tl.compare(tg, name, obj, old, up, inObj, inOld)
+}
+
+// compare checks crdkit's outcome (tracked or untracked, by tl.untracked)
+// against up, upstream's.
+func (tl *updateTally) compare(tg *target, name string, obj, old any, up updateOutcome, inObj, inOld []byte) {
+	got := runOursUpdate(tg, obj, old, tl.untracked)
 	if a, _ := json.Marshal(obj); string(a) != string(inObj) {
 		tl.differ = append(tl.differ, fmt.Sprintf("%s %s: the new object was modified", tg.name, name))
 		return
@@ -134,7 +161,7 @@ func (tl *updateTally) check(tg *target, name string, obj, old any) {
 			tl.orderDependent++
 		}
 	}
-	if up.equal(got) {
+	if tl.equal(up, got) {
 		agreed(false)
 		return
 	}
@@ -161,20 +188,20 @@ func (tl *updateTally) check(tg *target, name string, obj, old any) {
 		if err != nil {
 			break
 		}
-		mine := runOursUpdate(tg, obj, old)
+		mine := runOursUpdate(tg, obj, old, tl.untracked)
 		for _, o := range seenOurs {
-			if again.equal(o) {
+			if tl.equal(again, o) {
 				agreed(true)
 				return
 			}
 		}
 		for _, o := range seenUp {
-			if mine.equal(o) {
+			if tl.equal(mine, o) {
 				agreed(true)
 				return
 			}
 		}
-		if again.equal(mine) {
+		if tl.equal(again, mine) {
 			agreed(true)
 			return
 		}
@@ -198,7 +225,7 @@ func (tl *updateTally) check(tg *target, name string, obj, old any) {
 // added and changed, and lists of other types likewise.
 func TestUpdateAgrees(t *testing.T) {
 	tgs := targets(t)
-	tl := &updateTally{}
+	tl := &updateTally{u: &updateTally{untracked: true}}
 	var pairs, transition, injected int
 	for _, tg := range tgs {
 		if hasTransitionRules(tg.schema) {
@@ -278,6 +305,10 @@ func TestUpdateAgrees(t *testing.T) {
 	fmt.Printf("conformance: cel-update %d/%d cases agree (errors, warnings and budget left; %d CRD versions with rules, %d with transition rules, %d with rules injected; %d with errors upstream, %d with ratcheted warnings, %d out of budget%s)\n",
 		tl.agree, tl.n, len(tgs), transition, injected, tl.failing, tl.warned, tl.exhausted, extra)
 	fmt.Printf("conformance: cel-update-warnings %d/%d cases with ratcheted warnings agree\n", tl.warnedAgree, tl.warned)
+	diffreportFail(t, "update (untracked)", tl.u.differ)
+	u := tl.u
+	fmt.Printf("conformance: cel-update-untracked %d/%d cases agree (ValidateUntracked, as crdkit's update runs it: errors and warnings; %d with ratcheted warnings, %d of those agree; %d one of the map-order outcomes)\n",
+		u.agree, u.n, u.warned, u.warnedAgree, u.orderDependent)
 }
 
 func diffreportFail(t *testing.T, label string, differ []string) {

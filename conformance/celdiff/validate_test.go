@@ -169,6 +169,34 @@ type tally struct {
 	exhausted, orderDependent  int
 	expensive                  bool // cases cost a second each: evaluate once
 	differ                     []string
+
+	// ValidateUntracked (crdkit's create) against upstream's errors.
+	uagree, uorder int
+	udiffer        []string
+}
+
+// checkUntracked compares ValidateUntracked's errors with upstream's (up),
+// or with one of upstream's outcomes in reruns when the budget ran out.
+func (tl *tally) checkUntracked(tg *target, name string, obj any, up outcome) {
+	errs, _ := tg.ours.ValidateUntracked(context.Background(), obj, nil, rules.RuntimeBudget)
+	got := texts(errs)
+	if slices.Equal(up.errs, got) {
+		tl.uagree++
+		return
+	}
+	if up.budget < 0 {
+		for range 200 {
+			again, err := runUpstream(tg, obj)
+			if err == nil && slices.Equal(again.errs, got) {
+				tl.uagree++
+				tl.uorder++
+				return
+			}
+		}
+	}
+	in, _ := json.Marshal(obj)
+	tl.udiffer = append(tl.udiffer, fmt.Sprintf("%s %s (untracked):\n input:    %s\n upstream: %s\n crdkit:   %s",
+		tg.name, name, truncate(string(in)), up, outcome{errs: got}))
 }
 
 func (tl *tally) check(tg *target, name string, obj any) {
@@ -184,6 +212,7 @@ func (tl *tally) check(tg *target, name string, obj any) {
 	if up.budget < 0 {
 		tl.exhausted++
 	}
+	tl.checkUntracked(tg, name, obj, up)
 	got := runOurs(tg, obj, !tl.expensive)
 	if slices.Equal(up.errs, got.errs) && up.budget == got.budget {
 		tl.agree++
@@ -217,6 +246,7 @@ func truncate(s string) string { return diffreport.Truncate(s) }
 func (tl *tally) report(t *testing.T, label string) {
 	t.Helper()
 	diffreport.Fail(t, label, tl.differ)
+	diffreport.Fail(t, label+" (untracked)", tl.udiffer)
 }
 
 // TestValidateAgrees compares rules.Validator.Validate with the server's CEL
@@ -232,7 +262,7 @@ func TestValidateAgrees(t *testing.T) {
 		{"mutated", func(t *testing.T, tl *tally) { mutated(t, tgs, tl) }},
 		{"cost", func(t *testing.T, tl *tally) { costBombs(t, tgs, tl) }},
 	}
-	var total, agree, failing, exhausted int
+	var total, agree, failing, exhausted, uagree, uorder int
 	var parts []string
 	for _, src := range sources {
 		tl := &tally{expensive: src.name == "cost"}
@@ -241,6 +271,8 @@ func TestValidateAgrees(t *testing.T) {
 			tl.report(t, src.name)
 		})
 		total += tl.n
+		uagree += tl.uagree
+		uorder += tl.uorder
 		agree += tl.agree
 		failing += tl.failing
 		exhausted += tl.exhausted
@@ -258,6 +290,8 @@ func TestValidateAgrees(t *testing.T) {
 	}
 	fmt.Printf("conformance: cel-validate %d/%d cases agree (%s; %d CRD versions with rules; %d cases with rule errors upstream, %d out of budget)\n",
 		agree, total, strings.Join(parts, ", "), len(tgs), failing, exhausted)
+	fmt.Printf("conformance: cel-validate-untracked %d/%d cases agree (ValidateUntracked, as crdkit's create runs it: errors; %d of them one of the server's map-order outcomes)\n",
+		uagree, total, uorder)
 }
 
 type metaHeader struct {
