@@ -95,17 +95,8 @@ func FuzzValidateUpdate(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		dec := func(in string) (any, bool) {
-			d := json.NewDecoder(strings.NewReader(in))
-			d.UseNumber()
-			var o any
-			if d.Decode(&o) != nil {
-				return nil, false
-			}
-			return ints(o), true
-		}
-		o, ok1 := dec(obj)
-		oo, ok2 := dec(old)
+		o, ok1 := decodeFuzzJSON(obj)
+		oo, ok2 := decodeFuzzJSON(old)
 		if !ok1 || !ok2 {
 			return
 		}
@@ -121,10 +112,23 @@ func FuzzValidateUpdate(f *testing.F) {
 		if strings.Contains(rule, "oldSelf") || strings.Contains(msgExpr, "oldSelf") || cleft < 0 {
 			return
 		}
-		same, _ := dec(obj)
+		same, _ := decodeFuzzJSON(obj)
 		serrs, swarns, sleft := v.ValidateUpdate(o, same, budget)
 		if sleft != cleft || len(serrs)+len(swarns) != len(cerrs) {
 			t.Fatalf("update to an equal object: %v %v %d; create: %v %d", serrs, swarns, sleft, cerrs, cleft)
 		}
 	})
+}
+
+// decodeFuzzJSON decodes a fuzzed JSON value with numbers typed as the
+// server's decoder types them (int64 when integral); false if it does not
+// decode.
+func decodeFuzzJSON(in string) (any, bool) {
+	d := json.NewDecoder(strings.NewReader(in))
+	d.UseNumber()
+	var o any
+	if d.Decode(&o) != nil {
+		return nil, false
+	}
+	return ints(o), true
 }

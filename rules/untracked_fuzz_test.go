@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
-	"strings"
 	"testing"
 
 	apiservercel "k8s.io/apiserver/pkg/cel"
@@ -56,17 +55,8 @@ func FuzzUntracked(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		dec := func(in string) (any, bool) {
-			d := json.NewDecoder(strings.NewReader(in))
-			d.UseNumber()
-			var o any
-			if d.Decode(&o) != nil {
-				return nil, false
-			}
-			return ints(o), true
-		}
-		o, ok1 := dec(obj)
-		oo, ok2 := dec(old)
+		o, ok1 := decodeFuzzJSON(obj)
+		oo, ok2 := decodeFuzzJSON(old)
 		if !ok1 || !ok2 {
 			return
 		}

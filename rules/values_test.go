@@ -3,7 +3,6 @@ package rules
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/crdkit/crdkit/schema"
@@ -40,17 +39,8 @@ func FuzzValuesAgree(f *testing.F) {
 		if err != nil {
 			return
 		}
-		dec := func(in string) (any, bool) {
-			d := json.NewDecoder(strings.NewReader(in))
-			d.UseNumber()
-			var o any
-			if d.Decode(&o) != nil {
-				return nil, false
-			}
-			return ints(o), true
-		}
-		o, ok1 := dec(obj)
-		oo, ok2 := dec(old)
+		o, ok1 := decodeFuzzJSON(obj)
+		oo, ok2 := decodeFuzzJSON(old)
 		if !ok1 || !ok2 {
 			return
 		}
