@@ -42,6 +42,7 @@ type Schema struct {
 	items      *Schema
 	propNames  []string  // sorted
 	propNodes  []*Schema // parallel to propNames
+	listProps  []int     // the indices in propNames of the properties with HasListTypes
 	props      map[string]*Schema
 	index      *propIndex // nil: look names up in props
 	additional *Schema    // additionalProperties schema, if any
@@ -249,6 +250,11 @@ func (cm *compiler) compile(p *Props, depth int) (*Schema, error) {
 		return nil, err
 	}
 	s.setPlain()
+	for i, c := range s.propNodes {
+		if c.summary&HasListTypes != 0 {
+			s.listProps = append(s.listProps, i)
+		}
+	}
 	for _, c := range s.children() {
 		s.summary |= c.summary
 		if !c.nullable {

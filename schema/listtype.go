@@ -85,7 +85,25 @@ func (w *listWalker) object(s *Schema, obj map[string]any) {
 			note(k, false, from)
 		}
 	}
-	if len(s.props) > 0 {
+	switch {
+	case len(s.listProps) == 0:
+	case 2*len(s.listProps) <= len(obj):
+		// Few properties can hold a list type: look them up, in sorted
+		// order (the order the errors are sorted in), rather than range
+		// over obj and look every key up in s.
+		for _, i := range s.listProps {
+			k, p := s.propNames[i], s.propNodes[i]
+			x, ok := obj[k]
+			if !ok {
+				continue
+			}
+			from := len(w.dst)
+			w.at.push(step{key: k})
+			w.value(p, x)
+			w.at.pop()
+			note(k, true, from)
+		}
+	default:
 		for k, x := range obj {
 			if p := s.Property(k); p != nil && p.summary&HasListTypes != 0 {
 				from := len(w.dst)
