@@ -49,16 +49,16 @@ func applyMap(m map[string]any, s *schema.Schema) {
 	if a != nil && a.Summary()&schema.HasDefaults == 0 {
 		a = nil
 	}
-	if 2*len(m) < s.NumProperties() {
-		applySparse(m, s, a)
+	own, below := s.DefaultedProperties()
+	if 2*len(m) < s.NumProperties() && (a != nil || len(below) > len(m)) {
+		applySparse(m, s, a, own)
 		return
 	}
-	// Many keys for the schema's size: look up each property whose subtree
-	// has a default, set it, and walk it.
-	for k, c := range s.Properties() {
-		if c.Summary()&schema.HasDefaults == 0 {
-			continue
-		}
+	// Many keys for the schema's size, or few properties with a default
+	// below them: look up each property whose subtree has a default, set
+	// it, and walk it.
+	for _, i := range below {
+		k, c := s.PropertyAt(i)
 		v, found := m[k]
 		if def, ok := c.Default(); ok && (!found || v == nil && !c.Nullable()) {
 			v, found = deepCopy(def), true
@@ -81,15 +81,13 @@ func applyMap(m map[string]any, s *schema.Schema) {
 }
 
 // applySparse handles an object with few keys for its schema: it looks up
-// only the properties that have a default themselves, then walks the keys
-// present, which is cheaper than looking up every property with a default
-// somewhere below it.
-func applySparse(m map[string]any, s, a *schema.Schema) {
-	for k, c := range s.Properties() {
-		def, ok := c.Default()
-		if !ok {
-			continue
-		}
+// only the properties that have a default themselves (own), then walks the
+// keys present, which is cheaper than looking up every property with a
+// default somewhere below it.
+func applySparse(m map[string]any, s, a *schema.Schema, own []int) {
+	for _, i := range own {
+		k, c := s.PropertyAt(i)
+		def, _ := c.Default()
 		if v, found := m[k]; !found || v == nil && !c.Nullable() {
 			m[k] = deepCopy(def)
 		}

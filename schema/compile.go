@@ -43,6 +43,8 @@ type Schema struct {
 	propNames  []string  // sorted
 	propNodes  []*Schema // parallel to propNames
 	listProps  []int     // the indices in propNames of the properties with HasListTypes
+	ownDefs    []int     // ... of the properties with a default
+	belowDefs  []int     // ... of the properties with HasDefaults (a default in their subtree)
 	props      map[string]*Schema
 	index      *propIndex // nil: look names up in props
 	additional *Schema    // additionalProperties schema, if any
@@ -254,6 +256,12 @@ func (cm *compiler) compile(p *Props, depth int) (*Schema, error) {
 		if c.summary&HasListTypes != 0 {
 			s.listProps = append(s.listProps, i)
 		}
+		if c.hasDefault {
+			s.ownDefs = append(s.ownDefs, i)
+		}
+		if c.summary&HasDefaults != 0 {
+			s.belowDefs = append(s.belowDefs, i)
+		}
 	}
 	for _, c := range s.children() {
 		s.summary |= c.summary
@@ -354,6 +362,16 @@ func (s *Schema) Property(name string) *Schema {
 	}
 	return s.props[name]
 }
+
+// PropertyAt returns the i-th declared property in sorted order, for
+// 0 <= i < NumProperties().
+func (s *Schema) PropertyAt(i int) (string, *Schema) { return s.propNames[i], s.propNodes[i] }
+
+// DefaultedProperties returns, as indices for PropertyAt in sorted order,
+// the declared properties with a default of their own (own), and those
+// whose subtree holds a default (below: own and the properties with
+// HasDefaults). The slices are the schema's: do not modify them.
+func (s *Schema) DefaultedProperties() (own, below []int) { return s.ownDefs, s.belowDefs }
 
 // NumProperties is the number of declared properties.
 func (s *Schema) NumProperties() int { return len(s.propNames) }
