@@ -104,7 +104,7 @@ func (r *request) checkNamespace(ns string) {
 		delete(md, "namespace")
 		return
 	}
-	objNS, _ := md["namespace"].(string)
+	objNS, isString := md["namespace"].(string)
 	switch {
 	case ns == "":
 		ns = objNS
@@ -112,10 +112,12 @@ func (r *request) checkNamespace(ns string) {
 		r.fail(apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request"))
 		return
 	}
-	if ns == "" {
-		ns = "default"
+	switch {
+	case ns == "":
+		md["namespace"] = "default" // a constant: no new box
+	case !isString || ns != objNS:
+		md["namespace"] = ns
 	}
-	md["namespace"] = ns
 }
 
 // dedupOwnerReferences drops owner references that repeat an earlier one,

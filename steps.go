@@ -160,7 +160,11 @@ func (r *request) coerce() {
 	// A decoded value holds a nil only where the body has the literal null:
 	// without one, dropping non-nullable nulls has nothing to do.
 	noNulls := r.fast && r.raw != nil && !bytes.Contains(r.raw, []byte("null"))
-	pruned, unknown, err := r.v.crd.coerce(r.obj, coercion{strict: r.mode != Ignore, rootMeta: true, pruned: r.pruned, prePruned: r.prePruned, noNulls: noNulls, keepCanonicalMeta: r.fast})
+	how := coercion{strict: r.mode != Ignore, rootMeta: true, pruned: r.pruned, prePruned: r.prePruned, noNulls: noNulls, keepCanonicalMeta: r.fast}
+	if r.pruned {
+		how.own = r.v // decodePruned checked the type meta
+	}
+	pruned, unknown, err := r.v.crd.coerce(r.obj, how)
 	if err != nil {
 		r.fail(r.v.decodeError(&r.gvk, r.raw, err))
 		return
@@ -240,6 +244,10 @@ type coercion struct {
 	// keepCanonicalMeta leaves canonical root metadata as it is instead of
 	// round-tripping it (canonicalMetaKept).
 	keepCanonicalMeta bool
+	// own, when set, is the version obj's apiVersion names, of this CRD's
+	// group, and obj's kind is the CRD's (decodePruned checked both), so
+	// that apiVersion needs no parsing.
+	own *Version
 }
 
 // coerce runs the server's decode-time step (unstructuredSchemaCoercer.apply)
@@ -265,13 +273,17 @@ func (c *CRD) coerce(obj map[string]any, how coercion) (pruned, unknown []string
 		}
 		unknown = append(unknown, metaUnknown...)
 	}
-	gv, err := runtimeschema.ParseGroupVersion(apiVersion)
-	if err != nil {
+	var gv runtimeschema.GroupVersion
+	if how.own != nil {
+		gv = runtimeschema.GroupVersion{Group: c.Group(), Version: how.own.name}
+	} else if gv, err = runtimeschema.ParseGroupVersion(apiVersion); err != nil {
 		return nil, nil, err
 	}
 	if gv.Group == c.Group() && kind == c.Kind() {
 		var s *schema.Schema
-		if target := c.Version(gv.Version); target != nil {
+		if how.own != nil {
+			s = how.own.schema
+		} else if target := c.Version(gv.Version); target != nil {
 			s = target.schema
 		}
 		if !c.preserveUnknownFields() {
