@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/uuid"
 
+	"github.com/crdkit/crdkit/defaulting"
 	"github.com/crdkit/crdkit/objectmeta"
 )
 
@@ -262,7 +263,9 @@ func (r *request) storeAndRead(opts ConvertOptions) {
 			r.res.Object = finishRead(r.obj)
 			return
 		case !r.v.statusEmbedded:
-			c.defaultOwnVersion(r.obj)
+			// The object is of this version (checkAPIVersion), and only
+			// its status changed since its defaults were applied.
+			defaulting.ApplyProperty(r.obj, r.v.schema, "status")
 			r.res.Object = finishRead(r.obj)
 			return
 		}

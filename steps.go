@@ -181,6 +181,10 @@ func (r *request) defaultOwnVersion() {
 	if r.failed() {
 		return
 	}
+	if r.pruned {
+		defaulting.Apply(r.obj, r.v.schema) // decodePruned checked the type meta
+		return
+	}
 	r.v.crd.defaultOwnVersion(r.obj)
 }
 

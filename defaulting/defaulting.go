@@ -31,6 +31,27 @@ func Apply(obj any, s *schema.Schema) {
 	apply(obj, s)
 }
 
+// ApplyProperty is Apply for the one key k of the object m, a declared
+// property of s: what Apply(m, s) would do there, and nothing elsewhere. A
+// nil m, a nil s or a k that s does not declare does nothing.
+func ApplyProperty(m map[string]any, s *schema.Schema, k string) {
+	if m == nil || s == nil {
+		return
+	}
+	c := s.Property(k)
+	if c == nil || c.Summary()&schema.HasDefaults == 0 {
+		return
+	}
+	v, found := m[k]
+	if def, ok := c.Default(); ok && (!found || v == nil && !c.Nullable()) {
+		v, found = deepCopy(def), true
+		m[k] = v
+	}
+	if found {
+		apply(v, c)
+	}
+}
+
 // apply walks v with s. s is never nil, and its subtree holds a default.
 // The walk follows the schema, so its depth is bounded by the schema's.
 func apply(v any, s *schema.Schema) {

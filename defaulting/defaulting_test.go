@@ -157,6 +157,7 @@ func TestApply(t *testing.T) {
 			if !reflect.DeepEqual(ref, want) {
 				t.Errorf("refApply(%s) = %s, want %s", tc.in, encode(ref), tc.want)
 			}
+			checkApplyProperty(t, s, decode(t, tc.in))
 		})
 	}
 }
@@ -450,5 +451,28 @@ func refPruneNulls(x any, s *schema.Schema) {
 		for _, v := range x {
 			refPruneNulls(v, it)
 		}
+	}
+}
+
+// checkApplyProperty checks that ApplyProperty on each declared property
+// of the root, one after the other, is Apply where the root's
+// additionalProperties holds no default (Apply does nothing else there).
+func checkApplyProperty(t *testing.T, s *schema.Schema, obj any) {
+	t.Helper()
+	m, ok := obj.(map[string]any)
+	if !ok || m == nil || s == nil {
+		return
+	}
+	if a, _, _ := s.AdditionalProperties(); a != nil && a.Summary()&schema.HasDefaults != 0 {
+		return
+	}
+	want := refCopyTyped(m)
+	Apply(want, s)
+	for k := range s.Properties() {
+		ApplyProperty(m, s, k)
+	}
+	ApplyProperty(m, s, "not declared")
+	if !reflect.DeepEqual(m, want) {
+		t.Errorf("ApplyProperty on every property = %s, Apply gives %s", encode(m), encode(want))
 	}
 }

@@ -85,6 +85,7 @@ func FuzzApply(f *testing.F) {
 		if !reflect.DeepEqual(twice, once) {
 			t.Fatalf("Apply not idempotent on %s: %s then %s", data, encode(once), encode(twice))
 		}
+		checkApplyProperty(t, s, parse())
 	})
 }
 
