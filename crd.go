@@ -78,6 +78,7 @@ type Version struct {
 	statusOwnDefault  bool                                            // status itself has a default (an absent status comes back)
 	statusEmbedded    bool                                            // status holds an embedded resource
 	scaleSub          *apiextensionsv1.CustomResourceSubresourceScale // scale paths to validate
+	scaleFields       [3][]string                                     // its spec and status replicas paths and label selector path, split into fields
 }
 
 // LoadOptions change how Load and New treat a CRD.
@@ -202,6 +203,13 @@ func New(crd *apiextensionsv1.CustomResourceDefinition, opts ...LoadOptions) (*C
 		if sr := v.Subresources; sr != nil {
 			ver.statusSubresource = sr.Status != nil
 			ver.scaleSub = sr.Scale
+			if sc := sr.Scale; sc != nil {
+				ver.scaleFields[0] = pathFields(sc.SpecReplicasPath)
+				ver.scaleFields[1] = pathFields(sc.StatusReplicasPath)
+				if sc.LabelSelectorPath != nil {
+					ver.scaleFields[2] = pathFields(*sc.LabelSelectorPath)
+				}
+			}
 		}
 		if ver.statusSubresource && ver.schema != nil {
 			st := ver.schema.Property("status")

@@ -71,9 +71,15 @@ func (v *Version) validateScale(obj map[string]any) field.ErrorList {
 	if sc == nil {
 		return nil
 	}
-	errs := scaleReplicas(obj, sc.SpecReplicasPath)
-	errs = append(errs, scaleReplicas(obj, sc.StatusReplicasPath)...)
+	errs := scaleReplicas(obj, sc.SpecReplicasPath, v.scaleFields[0])
+	errs = append(errs, scaleReplicas(obj, sc.StatusReplicasPath, v.scaleFields[1])...)
 	return append(errs, v.validateLabelSelector(obj)...)
+}
+
+// pathFields splits a scale subresource's JSON path (".spec.replicas")
+// into its fields, as the server does on every request.
+func pathFields(p string) []string {
+	return strings.Split(strings.TrimPrefix(p, "."), ".")
 }
 
 // validateLabelSelector checks that the scale subresource's label selector
@@ -84,7 +90,7 @@ func (v *Version) validateLabelSelector(obj map[string]any) field.ErrorList {
 		return nil
 	}
 	p := *sc.LabelSelectorPath
-	s, _, err := unstructured.NestedString(obj, strings.Split(strings.TrimPrefix(p, "."), ".")...)
+	s, _, err := unstructured.NestedString(obj, v.scaleFields[2]...)
 	if err != nil {
 		return field.ErrorList{field.Invalid(field.NewPath(p), s, err.Error())}
 	}
@@ -93,9 +99,8 @@ func (v *Version) validateLabelSelector(obj map[string]any) field.ErrorList {
 
 // scaleReplicas checks a replicas path: an integer from 0 to MaxInt32. The
 // server names the field by the literal path (".spec.replicas").
-func scaleReplicas(obj map[string]any, replicasPath string) field.ErrorList {
-	p := strings.Split(strings.TrimPrefix(replicasPath, "."), ".")
-	n, _, err := unstructured.NestedInt64(obj, p...)
+func scaleReplicas(obj map[string]any, replicasPath string, fields []string) field.ErrorList {
+	n, _, err := unstructured.NestedInt64(obj, fields...)
 	switch {
 	case err != nil:
 		return field.ErrorList{field.Invalid(field.NewPath(replicasPath), n, err.Error())}
@@ -192,7 +197,7 @@ func (v *Version) validateStatusUpdate(obj, old map[string]any, meta, oldMeta *m
 			}
 		}
 		if sc := v.scaleSub; sc != nil {
-			errs = append(errs, scaleReplicas(obj, sc.StatusReplicasPath)...)
+			errs = append(errs, scaleReplicas(obj, sc.StatusReplicasPath, v.scaleFields[1])...)
 			errs = append(errs, v.validateLabelSelector(obj)...)
 		}
 	}
