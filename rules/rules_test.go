@@ -219,3 +219,34 @@ func TestValidate(t *testing.T) {
 		})
 	}
 }
+
+// TestDeepPaths checks the path of an error below more steps than the
+// walk keeps inline: objects, list items and map values, 24 levels down,
+// and that a later error at a shallower node gets its own path.
+func TestDeepPaths(t *testing.T) {
+	leaf := `{"type":"object","properties":{"x":{"type":"integer"}},"x-kubernetes-validations":[{"rule":"self.x > 1"}]}`
+	sch, obj, want := leaf, `{"x":1}`, ""
+	for i := 23; i >= 0; i-- {
+		switch i % 3 {
+		case 0:
+			sch = `{"type":"object","properties":{"a":` + sch + `}}`
+			obj, want = `{"a":`+obj+`}`, ".a"+want
+		case 1:
+			sch = `{"type":"array","items":` + sch + `}`
+			obj, want = `[{},`+obj+`]`, "[1]"+want
+		case 2:
+			sch = `{"type":"object","additionalProperties":` + sch + `}`
+			obj, want = `{"k":`+obj+`}`, "[k]"+want
+		}
+	}
+	sch = `{"type":"object","properties":{"spec":` + sch + `,"top":` + leaf + `}}`
+	v := mustCompile(t, sch)
+	errs, _ := v.Validate(decode(t, `{"spec":`+obj+`,"top":{"x":0}}`), RuntimeBudget)
+	var got []string
+	for _, e := range errs {
+		got = append(got, e.Field)
+	}
+	if w := []string{"spec" + want, "top"}; strings.Join(got, " ") != strings.Join(w, " ") {
+		t.Errorf("error fields %q, want %q", got, w)
+	}
+}

@@ -415,7 +415,7 @@ func (v *Validator) validateUntracked(ctx context.Context, obj, old any, budget 
 			r.cur = common.NewCorrelatedObject(obj, old, v.schema)
 		}
 		out := result{fast: true, oldToo: v.usesOldSelf}
-		v.root.validate(ctx, nil, obj, old, r, budget, &out)
+		v.root.validate(ctx, obj, old, r, budget, out.at(nil))
 		if !out.abort {
 			return out.errs, out.warnings, pathFast
 		}

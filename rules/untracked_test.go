@@ -162,7 +162,7 @@ func TestUntrackedPaths(t *testing.T) {
 	var out result
 	out.fast = true
 	u.boundsOnce.Do(func() { u.root.buildBounds(map[*apiservercel.DeclType]*bnode{}) })
-	u.root.validate(context.Background(), nil, uo, nil, ratchet{}, RuntimeBudget, &out)
+	u.root.validate(context.Background(), uo, nil, ratchet{}, RuntimeBudget, out.at(nil))
 	if out.tracked != 1 || out.untracked != 1 || out.abort {
 		t.Errorf("mixed evaluation: %d tracked, %d untracked, abort %v; want 1, 1, false", out.tracked, out.untracked, out.abort)
 	}

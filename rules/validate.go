@@ -48,7 +48,7 @@ func (v *Validator) ValidateContext(ctx context.Context, obj any, budget int64) 
 		return nil, budget
 	}
 	var out result
-	budget = v.root.validate(ctx, nil, obj, nil, ratchet{}, budget, &out)
+	budget = v.root.validate(ctx, obj, nil, ratchet{}, budget, out.at(nil))
 	return out.errs, budget
 }
 
@@ -93,7 +93,7 @@ func (v *Validator) ValidateUpdateContext(ctx context.Context, obj, old any, bud
 		r.cur = common.NewCorrelatedObject(obj, old, v.schema)
 	}
 	var out result
-	budget = v.root.validate(ctx, nil, obj, old, r, budget, &out)
+	budget = v.root.validate(ctx, obj, old, r, budget, out.at(nil))
 	return out.errs, out.warnings, budget
 }
 
@@ -111,6 +111,67 @@ type result struct {
 	// assume; oldToo: old values are read too.
 	// sizes: abort because a value is larger than its bound assumes.
 	checked, oldToo, sizes bool
+
+	// The path of the value being validated: root, then steps. It is made
+	// a *field.Path only when an error needs it (path): most walks report
+	// nothing, and a field.Path per node would be an allocation each.
+	root  *field.Path
+	depth int       // steps: buf[:depth], then more
+	buf   [16]pstep // inline (a slice of it would make out escape)
+	more  []pstep
+}
+
+// pstep is one step of the path from the root.
+type pstep struct {
+	kind uint8 // stepChild, stepKey, stepIndex
+	name string
+	i    int
+}
+
+const (
+	stepChild = iota // .name
+	stepKey          // [name]
+	stepIndex        // [i]
+)
+
+// at starts a walk of out from the root path p.
+func (out *result) at(p *field.Path) *result {
+	out.root, out.depth, out.more = p, 0, out.more[:0]
+	return out
+}
+
+// enter pushes a step and returns what leave takes to pop it.
+func (out *result) enter(st pstep) int {
+	n := out.depth
+	if n < len(out.buf) {
+		out.buf[n] = st
+	} else {
+		out.more = append(out.more[:n-len(out.buf)], st)
+	}
+	out.depth++
+	return n
+}
+
+func (out *result) leave(n int) { out.depth = n }
+
+// path returns the path of the value being validated.
+func (out *result) path() *field.Path {
+	p := out.root
+	for i := range out.depth {
+		st := &out.buf[min(i, len(out.buf)-1)]
+		if i >= len(out.buf) {
+			st = &out.more[i-len(out.buf)]
+		}
+		switch st.kind {
+		case stepChild:
+			p = p.Child(st.name)
+		case stepKey:
+			p = p.Key(st.name)
+		default:
+			p = p.Index(st.i)
+		}
+	}
+	return p
 }
 
 // add reports e: as a warning when the rule's failure is ratcheted.
@@ -186,9 +247,9 @@ func (v *Validator) ValidateDefault(p *field.Path, def any, budget int64) (field
 	}
 	ctx := context.Background()
 	var out result
-	left := v.root.validate(ctx, p, def, def, ratchet{}, budget, &out)
+	left := v.root.validate(ctx, def, def, ratchet{}, budget, out.at(p))
 	if len(out.errs) == 0 {
-		left2 := v.root.validate(ctx, p, def, nil, ratchet{}, budget, &out)
+		left2 := v.root.validate(ctx, def, nil, ratchet{}, budget, out.at(p))
 		left = min(left, left2)
 	}
 	return out.errs, left
@@ -197,7 +258,7 @@ func (v *Validator) ValidateDefault(p *field.Path, def any, budget int64) (field
 // validate runs the rules at n and below on obj, reporting to out, and
 // returns the budget left. old is the old value that correlates with obj for
 // rules (nil on create and where none does), r the ratcheting correlation.
-func (n *vnode) validate(ctx context.Context, p *field.Path, obj, old any, r ratchet, budget int64, out *result) int64 {
+func (n *vnode) validate(ctx context.Context, obj, old any, r ratchet, budget int64, out *result) int64 {
 	if n == nil || obj == nil {
 		return budget
 	}
@@ -218,24 +279,24 @@ func (n *vnode) validate(ctx context.Context, p *field.Path, obj, old any, r rat
 		}
 		if checked != was {
 			out.checked = checked
-			budget = n.validateNode(ctx, p, obj, old, r, budget, out)
+			budget = n.validateNode(ctx, obj, old, r, budget, out)
 			out.checked = was
 			return budget
 		}
 	}
-	return n.validateNode(ctx, p, obj, old, r, budget, out)
+	return n.validateNode(ctx, obj, old, r, budget, out)
 }
 
 // validateNode is validate without the size checks of fast mode.
-func (n *vnode) validateNode(ctx context.Context, p *field.Path, obj, old any, r ratchet, budget int64, out *result) int64 {
-	if budget = n.validateRules(ctx, p, obj, old, r, budget, out); budget < 0 {
+func (n *vnode) validateNode(ctx context.Context, obj, old any, r ratchet, budget int64, out *result) int64 {
+	if budget = n.validateRules(ctx, obj, old, r, budget, out); budget < 0 {
 		return budget
 	}
 	// As the server does (mirroring OpenAPI ratcheting, which does not
 	// ratchet allOf), allOf rules ratchet only by the nearest parent.
 	ar := ratchet{parent: r.parent}
 	for _, a := range n.allOf {
-		if budget = a.validate(ctx, p, obj, old, ar, budget, out); budget < 0 {
+		if budget = a.validate(ctx, obj, old, ar, budget, out); budget < 0 {
 			return budget
 		}
 	}
@@ -254,7 +315,10 @@ func (n *vnode) validateNode(ctx context.Context, p *field.Path, obj, old any, r
 			if oldItems != nil {
 				oe = oldItems.Get(e)
 			}
-			if budget = n.items.validate(ctx, p.Index(i), e, oe, r.index(i), budget, out); budget < 0 {
+			at := out.enter(pstep{kind: stepIndex, i: i})
+			budget = n.items.validate(ctx, e, oe, r.index(i), budget, out)
+			out.leave(at)
+			if budget < 0 {
 				return budget
 			}
 		}
@@ -270,7 +334,10 @@ func (n *vnode) validateNode(ctx context.Context, p *field.Path, obj, old any, r
 			}
 			slices.Sort(keys)
 			for _, k := range keys {
-				if budget = n.addl.validate(ctx, p.Key(k), x[k], om[k], r.key(k), budget, out); budget < 0 {
+				at := out.enter(pstep{kind: stepKey, name: k})
+				budget = n.addl.validate(ctx, x[k], om[k], r.key(k), budget, out)
+				out.leave(at)
+				if budget < 0 {
 					return budget
 				}
 			}
@@ -280,7 +347,10 @@ func (n *vnode) validateNode(ctx context.Context, p *field.Path, obj, old any, r
 			if !ok {
 				continue
 			}
-			if budget = c.v.validate(ctx, p.Child(c.name), e, om[c.name], r.key(c.name), budget, out); budget < 0 {
+			at := out.enter(pstep{kind: stepChild, name: c.name})
+			budget = c.v.validate(ctx, e, om[c.name], r.key(c.name), budget, out)
+			out.leave(at)
+			if budget < 0 {
 				return budget
 			}
 		}
@@ -326,9 +396,9 @@ const budgetExhausted = "validation failed due to running out of cost budget, no
 
 // validateRules evaluates the rules of one node, in order, as the server's
 // validateExpressions does.
-func (n *vnode) validateRules(ctx context.Context, p *field.Path, obj, old any, r ratchet, budget int64, out *result) int64 {
+func (n *vnode) validateRules(ctx context.Context, obj, old any, r ratchet, budget int64, out *result) int64 {
 	if n.initErr != nil {
-		out.errs = append(out.errs, field.Invalid(p, n.typ, fmt.Sprintf("rule compiler initialization error: %v", n.initErr)))
+		out.errs = append(out.errs, field.Invalid(out.path(), n.typ, fmt.Sprintf("rule compiler initialization error: %v", n.initErr)))
 		return budget
 	}
 	if len(n.rules) == 0 {
@@ -340,14 +410,14 @@ func (n *vnode) validateRules(ctx context.Context, p *field.Path, obj, old any, 
 			out.abort = true
 			return -1
 		}
-		out.errs = append(out.errs, field.Invalid(p, n.typ, budgetExhausted))
+		out.errs = append(out.errs, field.Invalid(out.path(), n.typ, budgetExhausted))
 		return -1
 	}
 	var act, optAct *activation // built on first use
 	for i := range n.rules {
 		cr := &n.rules[i]
 		if cr.err != nil {
-			out.errs = append(out.errs, field.Invalid(p, n.typ, fmt.Sprintf("rule compile error: %v", cr.err)))
+			out.errs = append(out.errs, field.Invalid(out.path(), n.typ, fmt.Sprintf("rule compile error: %v", cr.err)))
 			continue
 		}
 		if cr.prog == nil {
@@ -372,12 +442,12 @@ func (n *vnode) validateRules(ctx context.Context, p *field.Path, obj, old any, 
 			var det *cel.EvalDetails
 			res, det, err = eval(ctx, cr.prog, ra)
 			if det == nil {
-				out.errs = append(out.errs, field.InternalError(p, fmt.Errorf("runtime cost could not be calculated for validation rule: %v, no further validation rules will be run", ruleErrorString(&cr.rule))))
+				out.errs = append(out.errs, field.InternalError(out.path(), fmt.Errorf("runtime cost could not be calculated for validation rule: %v, no further validation rules will be run", ruleErrorString(&cr.rule))))
 				return -1
 			}
 			cost := det.ActualCost()
 			if cost == nil {
-				out.errs = append(out.errs, field.Invalid(p, n.typ, fmt.Sprintf("runtime cost could not be calculated for validation rule: %v, no further validation rules will be run", ruleErrorString(&cr.rule))))
+				out.errs = append(out.errs, field.Invalid(out.path(), n.typ, fmt.Sprintf("runtime cost could not be calculated for validation rule: %v, no further validation rules will be run", ruleErrorString(&cr.rule))))
 				return -1
 			}
 			if costHook != nil {
@@ -388,7 +458,7 @@ func (n *vnode) validateRules(ctx context.Context, p *field.Path, obj, old any, 
 					out.abort = true
 					return -1
 				}
-				out.errs = append(out.errs, field.Invalid(p, n.typ, budgetExhausted))
+				out.errs = append(out.errs, field.Invalid(out.path(), n.typ, budgetExhausted))
 				return -1
 			}
 			budget -= int64(*cost)
@@ -397,19 +467,19 @@ func (n *vnode) validateRules(ctx context.Context, p *field.Path, obj, old any, 
 			msg := err.Error()
 			switch {
 			case strings.HasPrefix(msg, "no such overload"):
-				out.errs = append(out.errs, field.Invalid(p, n.typ, fmt.Sprintf("'%v': call arguments did not match a supported operator, function or macro signature for rule: %v", err, ruleErrorString(&cr.rule))))
+				out.errs = append(out.errs, field.Invalid(out.path(), n.typ, fmt.Sprintf("'%v': call arguments did not match a supported operator, function or macro signature for rule: %v", err, ruleErrorString(&cr.rule))))
 			case strings.HasPrefix(msg, "operation cancelled: actual cost limit exceeded"):
-				out.errs = append(out.errs, field.Invalid(p, n.typ, fmt.Sprintf("'%v': no further validation rules will be run due to call cost exceeds limit for rule: %v", err, ruleErrorString(&cr.rule))))
+				out.errs = append(out.errs, field.Invalid(out.path(), n.typ, fmt.Sprintf("'%v': no further validation rules will be run due to call cost exceeds limit for rule: %v", err, ruleErrorString(&cr.rule))))
 				return -1
 			default:
-				out.errs = append(out.errs, field.Invalid(p, n.typ, fmt.Sprintf("%v evaluating rule: %v", err, ruleErrorString(&cr.rule))))
+				out.errs = append(out.errs, field.Invalid(out.path(), n.typ, fmt.Sprintf("%v evaluating rule: %v", err, ruleErrorString(&cr.rule))))
 			}
 			continue
 		}
 		if res == types.True {
 			continue
 		}
-		fp := p
+		fp := out.path()
 		if cr.fieldPath != "" {
 			fp = fp.Child(cr.fieldPath)
 		}
