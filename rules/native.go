@@ -975,19 +975,26 @@ func (c *ncomp) comprehension(cx celast.ComprehensionExpr) *nexpr {
 		}
 		return cond, step, res
 	}
-	at := init.t
-	if at.k == tBuilt && at.elem == nil && et != nil {
-		// filter and map start from an empty list: the accumulator's type
-		// is a list of the elements (filter) or of what the step adds
-		// (map).
-		at = &ntype{k: tBuilt, elem: et}
+	// filter and map start from an empty list: the accumulator's type is a
+	// list of the elements (filter) or of what the step adds (map).
+	empty := init.t.k == tBuilt && init.t.elem == nil
+	cands := []*ntype{init.t}
+	if empty && et != nil {
+		cands = []*ntype{{k: tBuilt, elem: et}, init.t}
 	}
-	cond, step, res := compileBody(at)
-	if step != nil && !sameType(step.t, at) && init.t.k == tBuilt && init.t.elem == nil && step.t.k == tBuilt {
-		at = step.t
+	var cond, step, res *nexpr
+	for _, at := range cands {
 		cond, step, res = compileBody(at)
+		if step != nil && !sameType(step.t, at) && empty && step.t.k == tBuilt {
+			at = step.t
+			cond, step, res = compileBody(at)
+		}
+		if step != nil && sameType(step.t, at) {
+			break
+		}
+		step = nil
 	}
-	if step == nil || !sameType(step.t, at) {
+	if step == nil {
 		return nil
 	}
 	fd := &fold{cond: cond.f, step: step.f, iter: iterSlot, accu: accuSlot}
