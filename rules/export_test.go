@@ -168,3 +168,6 @@ func NativeDecided(v *Validator, obj, old any, budget int64) (field.ErrorList, [
 	v.root.validate(context.Background(), nil, obj, old, r, budget, &out)
 	return out.errs, out.warnings, out.native
 }
+
+// NativePanics is how many native evaluations panicked so far.
+func NativePanics() int64 { return nativePanics.Load() }

@@ -3,8 +3,10 @@ package rules
 import (
 	"math"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -128,14 +130,24 @@ func typeOf(n *node, memo map[*node]*ntype) *ntype {
 	return t
 }
 
-// nval is a native value; its type says which fields hold it.
+// nval is a native value; its type says which fields hold it. It is kept
+// to five words so that closures return it in registers.
 type nval struct {
-	b bool
-	i int64
-	s string
-	x any // []any (tList) or map[string]any (tObject, tMap)
-	l []nval
+	i int64  // tInt, tDuration; tBool: 1 or 0
+	s string // tString
+	x any    // []any (tList), map[string]any (tObject, tMap), []nval (tBuilt)
 }
+
+func nb(b bool) nval {
+	if b {
+		return nval{i: 1}
+	}
+	return nval{}
+}
+
+func (v nval) b() bool { return v.i != 0 }
+
+func (v nval) l() []nval { l, _ := v.x.([]nval); return l }
 
 // conv is toVal for the values typeOf models: the Go value must be of the
 // type toVal expects (else toVal makes an error value, or a null: not sure).
@@ -155,13 +167,13 @@ func conv(v any, t *ntype) (nval, bool) {
 		}
 	case tBool:
 		b, ok := v.(bool)
-		return nval{b: b}, ok
+		return nb(b), ok
 	case tList:
-		l, ok := v.([]any)
-		return nval{x: l}, ok
+		_, ok := v.([]any)
+		return nval{x: v}, ok // v itself: boxing the slice again would allocate
 	case tObject, tMap:
-		m, ok := v.(map[string]any)
-		return nval{x: m}, ok
+		_, ok := v.(map[string]any)
+		return nval{x: v}, ok
 	}
 	return nval{}, false
 }
@@ -223,13 +235,23 @@ func (p *nativeProg) eval(self, old any) (v, ok bool) {
 	if e == nil {
 		e = &nenv{slots: make([]nval, p.slots)}
 	}
+	// A panic (a bug here, never expected) is "not sure": cel-go decides.
+	defer func() {
+		if recover() != nil {
+			nativePanics.Add(1)
+			v, ok = false, false
+		}
+	}()
 	e.self, e.old = self, old
 	r, ok := p.f(e)
 	e.self, e.old = nil, nil
 	clear(e.slots)
 	p.pool.Put(e)
-	return r.b, ok
+	return r.b(), ok
 }
+
+// nativePanics counts native evaluations that panicked (tests require 0).
+var nativePanics atomic.Int64
 
 // ncomp compiles one checked AST.
 type ncomp struct {
@@ -248,9 +270,10 @@ type nscope struct {
 }
 
 type nexpr struct {
-	t   *ntype
-	f   nfn
-	lit *nval // a constant
+	t    *ntype
+	f    nfn
+	lit  *nval // a constant
+	self bool  // the self variable (fused into field selections)
 }
 
 // newNativeProg compiles the checked AST a of a rule on values of self, or
@@ -313,7 +336,7 @@ func (c *ncomp) expr1(e celast.Expr) *nexpr {
 	case celast.LiteralKind:
 		switch v := e.AsLiteral().(type) {
 		case types.Bool:
-			return constant(typeBool, nval{b: bool(v)})
+			return constant(typeBool, nb(bool(v)))
 		case types.Int:
 			return constant(typeInt, nval{i: int64(v)})
 		case types.String:
@@ -347,7 +370,7 @@ func (c *ncomp) ident(name string) *nexpr {
 	t := c.self
 	switch name {
 	case selfVar:
-		return &nexpr{t: t, f: func(e *nenv) (nval, bool) { return conv(e.self, t) }}
+		return &nexpr{t: t, self: true, f: func(e *nenv) (nval, bool) { return conv(e.self, t) }}
 	case oldSelfVar:
 		if c.optional {
 			return nil
@@ -390,14 +413,27 @@ func (c *ncomp) sel(s celast.SelectExpr) *nexpr {
 				}
 				v, ok := o.x.(map[string]any)[k]
 				if !ok || v == nil {
-					return nval{b: false}, true
+					return nb(false), true
 				}
-				return nval{b: true}, convertible(v, child, memo)
+				return nb(true), convertible(v, child, memo)
 			}}
 		}
 		ct := typeOf(child, c.memo)
 		if ct == nil {
 			return nil
+		}
+		if op.self {
+			return &nexpr{t: ct, f: func(e *nenv) (nval, bool) {
+				m, ok := e.self.(map[string]any)
+				if !ok {
+					return nval{}, false
+				}
+				v, ok := m[k]
+				if !ok || v == nil {
+					return nval{}, false
+				}
+				return conv(v, ct)
+			}}
 		}
 		return &nexpr{t: ct, f: func(e *nenv) (nval, bool) {
 			o, ok := op.f(e)
@@ -424,9 +460,9 @@ func (c *ncomp) sel(s celast.SelectExpr) *nexpr {
 				}
 				v, ok := o.x.(map[string]any)[k]
 				if !ok {
-					return nval{b: false}, true
+					return nb(false), true
 				}
-				return nval{b: true}, v != nil && convertible(v, child, memo)
+				return nb(true), v != nil && convertible(v, child, memo)
 			}}
 		}
 		ct := op.t.elem
@@ -478,7 +514,7 @@ func (c *ncomp) list(l celast.ListExpr) *nexpr {
 		if len(vs) == 0 {
 			vs = nil
 		}
-		return constant(t, nval{l: vs})
+		return constant(t, nval{x: vs})
 	}
 	return &nexpr{t: t, f: func(e *nenv) (nval, bool) {
 		vs := make([]nval, len(xs))
@@ -489,14 +525,14 @@ func (c *ncomp) list(l celast.ListExpr) *nexpr {
 			}
 			vs[i] = v
 		}
-		return nval{l: vs}, true
+		return nval{x: vs}, true
 	}}
 }
 
 // elemAt returns element i of list value v of type t.
 func elemAt(v nval, t *ntype, i int) (nval, bool) {
 	if t.k == tBuilt {
-		return v.l[i], true
+		return v.l()[i], true
 	}
 	if t.elem == nil {
 		return nval{}, false
@@ -506,7 +542,7 @@ func elemAt(v nval, t *ntype, i int) (nval, bool) {
 
 func listLen(v nval, t *ntype) int {
 	if t.k == tBuilt {
-		return len(v.l)
+		return len(v.l())
 	}
 	return len(v.x.([]any))
 }
@@ -514,7 +550,7 @@ func listLen(v nval, t *ntype) int {
 func eqVal(k tkind, a, b nval) bool {
 	switch k {
 	case tBool:
-		return a.b == b.b
+		return a.i == b.i
 	case tString:
 		return a.s == b.s
 	}
@@ -575,14 +611,14 @@ func (c *ncomp) call(ex celast.Expr) *nexpr {
 		short := id == "logical_or" // the value that decides
 		return &nexpr{t: typeBool, f: func(e *nenv) (nval, bool) {
 			a, aok := l(e)
-			if aok && a.b == short {
+			if aok && a.b() == short {
 				return a, true
 			}
 			b, bok := r(e)
-			if bok && b.b == short {
+			if bok && b.b() == short {
 				return b, true
 			}
-			return nval{b: !short}, aok && bok
+			return nb(!short), aok && bok
 		}}
 	case "logical_not":
 		if !want(1, tBool) {
@@ -591,7 +627,7 @@ func (c *ncomp) call(ex celast.Expr) *nexpr {
 		f := args[0].f
 		return &nexpr{t: typeBool, f: func(e *nenv) (nval, bool) {
 			v, ok := f(e)
-			return nval{b: !v.b}, ok
+			return nb(!v.b()), ok
 		}}
 	case "not_strictly_false":
 		if !want(1, tBool) {
@@ -604,7 +640,7 @@ func (c *ncomp) call(ex celast.Expr) *nexpr {
 			// other: the literal as an empty schema list.
 			for _, ij := range [2][2]int{{1, 2}, {2, 1}} {
 				i, j := ij[0], ij[1]
-				if x := args[i]; x.lit != nil && x.t.k == tBuilt && len(x.lit.l) == 0 && args[j].t.k == tList {
+				if x := args[i]; x.lit != nil && x.t.k == tBuilt && len(x.lit.l()) == 0 && args[j].t.k == tList {
 					args[i] = constant(args[j].t, nval{x: []any(nil)})
 				}
 			}
@@ -618,7 +654,7 @@ func (c *ncomp) call(ex celast.Expr) *nexpr {
 			if !ok {
 				return nval{}, false
 			}
-			if v.b {
+			if v.b() {
 				return tf(e)
 			}
 			return ff(e)
@@ -629,6 +665,24 @@ func (c *ncomp) call(ex celast.Expr) *nexpr {
 		}
 		k, l, r := args[0].t.k, args[0].f, args[1].f
 		neg := id == "not_equals"
+		if args[0].lit != nil {
+			args[0], args[1] = args[1], args[0]
+			l, r = r, l
+		}
+		if x := args[1].lit; x != nil {
+			if k == tString {
+				cs := x.s
+				return &nexpr{t: typeBool, f: func(e *nenv) (nval, bool) {
+					a, ok := l(e)
+					return nb((a.s == cs) != neg), ok
+				}}
+			}
+			ci := x.i
+			return &nexpr{t: typeBool, f: func(e *nenv) (nval, bool) {
+				a, ok := l(e)
+				return nb((a.i == ci) != neg), ok
+			}}
+		}
 		return &nexpr{t: typeBool, f: func(e *nenv) (nval, bool) {
 			a, ok := l(e)
 			if !ok {
@@ -638,7 +692,7 @@ func (c *ncomp) call(ex celast.Expr) *nexpr {
 			if !ok {
 				return nval{}, false
 			}
-			return nval{b: eqVal(k, a, b) != neg}, true
+			return nb(eqVal(k, a, b) != neg), true
 		}}
 	case "less_int64", "less_equals_int64", "greater_int64", "greater_equals_int64",
 		"less_string", "less_equals_string", "greater_string", "greater_equals_string",
@@ -676,7 +730,7 @@ func (c *ncomp) call(ex celast.Expr) *nexpr {
 			if !ok {
 				return nval{}, false
 			}
-			return nval{b: test(cmpVal(k, a, b))}, true
+			return nb(test(cmpVal(k, a, b))), true
 		}}
 	case "add_int64", "subtract_int64":
 		if !want(2, tInt, tInt) {
@@ -729,14 +783,24 @@ func (c *ncomp) call(ex celast.Expr) *nexpr {
 			}
 			// Always a new array: a's may be shared (a constant, an
 			// earlier accumulator).
-			out := make([]nval, 0, len(a.l)+len(b.l))
-			return nval{l: append(append(out, a.l...), b.l...)}, true
+			out := make([]nval, 0, len(a.l())+len(b.l()))
+			return nval{x: append(append(out, a.l()...), b.l()...)}, true
 		}}
 	case "in_list":
 		if len(args) != 2 || !scalar(args[0].t) || (args[1].t.k != tList && args[1].t.k != tBuilt) || !sameType(args[0].t, args[1].t.elem) {
 			return nil
 		}
 		k, l, r, lt := args[0].t.k, args[0].f, args[1].f, args[1].t
+		if x := args[1].lit; x != nil && k == tString {
+			var cs []string
+			for _, v := range x.l() {
+				cs = append(cs, v.s)
+			}
+			return &nexpr{t: typeBool, f: func(e *nenv) (nval, bool) {
+				a, ok := l(e)
+				return nb(ok && slices.Contains(cs, a.s)), ok
+			}}
+		}
 		return &nexpr{t: typeBool, f: func(e *nenv) (nval, bool) {
 			a, ok := l(e)
 			if !ok {
@@ -757,10 +821,10 @@ func (c *ncomp) call(ex celast.Expr) *nexpr {
 					continue
 				}
 				if eqVal(k, a, v) {
-					return nval{b: true}, true
+					return nb(true), true
 				}
 			}
-			return nval{b: false}, sure
+			return nb(false), sure
 		}}
 	case "in_map":
 		if !want(2, tString, tMap) {
@@ -779,9 +843,9 @@ func (c *ncomp) call(ex celast.Expr) *nexpr {
 			}
 			v, ok := m.x.(map[string]any)[a.s]
 			if !ok {
-				return nval{b: false}, true
+				return nb(false), true
 			}
-			return nval{b: true}, v != nil && convertible(v, child, memo)
+			return nb(true), v != nil && convertible(v, child, memo)
 		}}
 	case "size_string", "string_size":
 		if !want(1, tString) {
@@ -830,6 +894,13 @@ func (c *ncomp) call(ex celast.Expr) *nexpr {
 			test = strings.HasSuffix
 		}
 		l, r := args[0].f, args[1].f
+		if x := args[1].lit; x != nil {
+			cs := x.s
+			return &nexpr{t: typeBool, f: func(e *nenv) (nval, bool) {
+				a, ok := l(e)
+				return nb(ok && test(a.s, cs)), ok
+			}}
+		}
 		return &nexpr{t: typeBool, f: func(e *nenv) (nval, bool) {
 			a, ok := l(e)
 			if !ok {
@@ -839,7 +910,7 @@ func (c *ncomp) call(ex celast.Expr) *nexpr {
 			if !ok {
 				return nval{}, false
 			}
-			return nval{b: test(a.s, b.s)}, true
+			return nb(test(a.s, b.s)), true
 		}}
 	case "matches_string", "matches":
 		if len(argx) != 2 || args[0] == nil || args[0].t.k != tString || argx[1].Kind() != celast.LiteralKind {
@@ -859,7 +930,7 @@ func (c *ncomp) call(ex celast.Expr) *nexpr {
 			if !ok {
 				return nval{}, false
 			}
-			return nval{b: re.MatchString(v.s)}, true
+			return nb(re.MatchString(v.s)), true
 		}}
 	case "string_to_duration":
 		if !want(1, tString) {
@@ -1052,7 +1123,7 @@ func (fd *fold) next(e *nenv, elem nval, accu *nval) (more, ok bool) {
 	if !ok {
 		return false, false
 	}
-	if !cv.b {
+	if !cv.b() {
 		return false, true
 	}
 	if *accu, ok = fd.step(e); !ok {

@@ -278,6 +278,9 @@ func TestNativeCorpus(t *testing.T) {
 	if len(bad) > 0 {
 		t.Errorf("native sure where cel-go is not true:\n%s", strings.Join(bad, "\n"))
 	}
+	if n := rules.NativePanics(); n != 0 {
+		t.Errorf("%d native evaluations panicked", n)
+	}
 	if st.sure == 0 || nNative == 0 {
 		t.Errorf("the differential does not exercise native programs: %+v", *st)
 	}

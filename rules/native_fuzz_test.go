@@ -239,6 +239,9 @@ func nativeAgree(t *testing.T, rules []string, objs []any) (evals, sure int) {
 			}
 		}
 	}
+	if n := nativePanics.Load(); n != 0 {
+		t.Fatalf("%d native evaluations panicked", n)
+	}
 	return evals, sure
 }
 
