@@ -1136,7 +1136,3 @@ func (fd *fold) next(e *nenv, elem nval, accu *nval) (more, ok bool) {
 // with a native program by cel-go too and shows it both results: the native
 // program's value and whether it is sure of it.
 var nativeCheck func(cr *compiledRule, value, sure bool, res ref.Val, err error)
-
-// disableNative turns native programs off (tests and benchmarks of the
-// path without them). Set only before any rule is evaluated.
-var disableNative = false

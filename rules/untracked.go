@@ -100,7 +100,7 @@ func (l *lazyFast) get() *lazyFast {
 			l.msgProg, l.msgCost, msgSized = untrackedProgram(l.env, l.msg, l.decl)
 		}
 		l.sized = l.prog != nil && sized || l.msgProg != nil && msgSized
-		if l.prog != nil && !disableNative {
+		if l.prog != nil {
 			l.native = newNativeProg(l.ast.NativeRep(), l.self, l.optional)
 		}
 		l.env, l.ast, l.msg, l.self = nil, nil, nil, nil
