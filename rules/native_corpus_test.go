@@ -198,8 +198,8 @@ func corpusObjects(t *testing.T, ver *crdkit.Version) []any {
 // TestNativeCorpus is the native programs' differential over the corpus:
 // every served corpus CRD version with rules, its corpus objects, the
 // generator's valid objects and cases (keyword and rule breaks, several
-// errors), as decoded and as the create's decoder leaves them, random
-// mutations of all of these, and updates between them. Wherever a rule with
+// errors), as decoded and as the create's decoder leaves them, all of these
+// defaulted too, random mutations of all of them, and updates between them. Wherever a rule with
 // a native program is evaluated, cel-go evaluates it too: the native
 // program may only be sure the rule holds where cel-go's result is true.
 // It also reports the share of corpus rules with a native program.
@@ -240,6 +240,14 @@ func TestNativeCorpus(t *testing.T) {
 		for seed := uint64(1); seed <= 6; seed++ {
 			o, _ := g.Valid(seed, "x")
 			objs = append(objs, o)
+		}
+		// Defaulted, as the create pipeline evaluates them.
+		for i, n := 0, len(objs); i < n; i++ {
+			if m, ok := objs[i].(map[string]any); ok {
+				d := deepCopy(m).(map[string]any)
+				ver.Default(d)
+				objs = append(objs, d)
+			}
 		}
 		base := len(objs)
 		for i := range base {
