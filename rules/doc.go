@@ -133,7 +133,8 @@
 // strings, integers and booleans, <, <=, >, >= on integers, strings and
 // durations, &&, ||, !, ?:, size() of strings (code points), lists and maps,
 // in on lists and maps, startsWith, endsWith, contains, matches with a
-// constant pattern (Go's regexp, as cel-go), duration() of a string, integer +
+// constant pattern (Go's regexp, as cel-go), lowerAscii() and substring() (on
+// valid UTF-8), duration() of a string, integer +
 // and - (an overflow is cel-go's error), list and map indexes, and the
 // comprehension macros (all, exists, exists_one, filter, map) as cel-go's
 // fold; values of other schema types (numbers, int-or-string, embedded

@@ -21,7 +21,8 @@ import (
 //
 // A rule made only of the common shapes (field selections, has(), literals,
 // comparisons of strings, integers and booleans, the logical operators,
-// size(), in, the string functions, duration() of a string, integer
+// size(), in, the string functions (lowerAscii and substring too),
+// duration() of a string, integer
 // arithmetic, list indexes and the comprehension macros) is also compiled
 // to a tree of Go closures that evaluates directly on crdkit's value model
 // (map[string]any, []any, string, int64, bool), typed by the schema nodes
@@ -971,6 +972,48 @@ func (c *ncomp) call(ex celast.Expr) *nexpr {
 			}
 			return elemAt(lv, lt, int(iv.i))
 		}}
+	case "string_lower_ascii":
+		if !want(1, tString) {
+			return nil
+		}
+		f := args[0].f
+		return &nexpr{t: typeString, f: func(e *nenv) (nval, bool) {
+			v, ok := f(e)
+			if !ok {
+				return nval{}, false
+			}
+			s, ok := lowerASCII(v.s)
+			return nval{s: s}, ok
+		}}
+	case "string_substring_int", "string_substring_int_int":
+		if len(args) < 2 || args[0].t.k != tString || args[1].t.k != tInt || len(args) == 3 && args[2].t.k != tInt {
+			return nil
+		}
+		sf, af := args[0].f, args[1].f
+		var bf nfn
+		if len(args) == 3 {
+			bf = args[2].f
+		}
+		return &nexpr{t: typeString, f: func(e *nenv) (nval, bool) {
+			v, ok := sf(e)
+			if !ok {
+				return nval{}, false
+			}
+			a, ok := af(e)
+			if !ok {
+				return nval{}, false
+			}
+			end := int64(-1) // to the end
+			if bf != nil {
+				b, ok := bf(e)
+				if !ok {
+					return nval{}, false
+				}
+				end = b.i
+			}
+			s, ok := substring(v.s, a.i, end, bf != nil)
+			return nval{s: s}, ok
+		}}
 	case "index_map":
 		if !want(2, tMap, tString) || args[0].t.elem == nil {
 			return nil
@@ -1136,3 +1179,56 @@ func (fd *fold) next(e *nenv, elem nval, accu *nval) (more, ok bool) {
 // with a native program by cel-go too and shows it both results: the native
 // program's value and whether it is sure of it.
 var nativeCheck func(cr *compiledRule, value, sure bool, res ref.Val, err error)
+
+// lowerASCII is cel-go's lowerAscii (ext strings) on valid UTF-8: ASCII
+// letters lowered, nothing else changed. On invalid UTF-8 (which cel-go's
+// rune conversion would rewrite) it is not sure.
+func lowerASCII(s string) (string, bool) {
+	if !utf8.ValidString(s) {
+		return "", false
+	}
+	i := strings.IndexFunc(s, func(r rune) bool { return 'A' <= r && r <= 'Z' })
+	if i < 0 {
+		return s, true
+	}
+	b := []byte(s)
+	for j := i; j < len(b); j++ {
+		if 'A' <= b[j] && b[j] <= 'Z' {
+			b[j] += 'a' - 'A'
+		}
+	}
+	return string(b), true
+}
+
+// substring is cel-go's substring (ext strings) on valid UTF-8: code points
+// start to end (to the end of s without hasEnd); an index out of range or
+// start > end is cel-go's error, here not sure.
+func substring(s string, start, end int64, hasEnd bool) (string, bool) {
+	if !utf8.ValidString(s) {
+		return "", false
+	}
+	l := int64(utf8.RuneCountInString(s))
+	if !hasEnd {
+		end = l
+	}
+	if start > end || start < 0 || start > l || end < 0 || end > l {
+		return "", false
+	}
+	// Byte offsets of code points start and end.
+	var from, to int
+	n := int64(0)
+	for i := range s {
+		if n == start {
+			from = i
+		}
+		if n == end {
+			to = i
+			return s[from:to], true
+		}
+		n++
+	}
+	if start == l {
+		from = len(s)
+	}
+	return s[from:], true
+}

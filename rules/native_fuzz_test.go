@@ -89,9 +89,13 @@ func (g exprGen) str(d int) string {
 		return g.pick("self.s", "self.t", "'a'", "''", "'ü日'", "'unix://'", "self.ns", "self.o.a", "self.o.a__dash__b", "self.m.k")
 	}
 	d--
-	switch g.r.IntN(5) {
+	switch g.r.IntN(7) {
 	case 0:
 		return "self.ls[" + g.integer(d) + "]"
+	case 4:
+		return g.str(d) + ".lowerAscii()"
+	case 5:
+		return g.str(d) + ".substring(" + g.pick("0", "1", "2", "7", "-1") + g.pick("", ", 1", ", 2", ", 8", ", 0") + ")"
 	case 1:
 		return "(" + g.boolean(d) + " ? " + g.str(d) + " : " + g.str(d) + ")"
 	case 2:
@@ -106,7 +110,7 @@ func (g exprGen) str(d int) string {
 // the declared type or of another.
 func randSpec(r *rand.Rand) map[string]any {
 	str := func() any {
-		return []any{"", "a", "b", "ab", "ü日", "unix://x/", "1ms", "-1s", "1h", "x*", nil, int64(1), true}[r.IntN(13)]
+		return []any{"", "a", "b", "ab", "ü日", "AbC", "unix://x/", "unix:///", "unix://@a", "1ms", "-1s", "1h", "x*", nil, int64(1), true}[r.IntN(16)]
 	}
 	integer := func() any {
 		return []any{int64(0), int64(1), int64(-1), int64(65535), int64(9223372036854775807), int64(-9223372036854775808), "1", nil, 1.5}[r.IntN(9)]
