@@ -5,7 +5,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
@@ -219,22 +218,21 @@ type nativeProg struct {
 	f     nfn
 	self  *ntype
 	slots int
-	pool  sync.Pool
 }
 
-// run evaluates the rule on self (and old, for oldSelf) and reports whether
-// it is sure the rule holds.
-func (p *nativeProg) run(self, old any) bool {
-	v, ok := p.eval(self, old)
+// run evaluates the rule on self (and old, for oldSelf) in e (reused by
+// the rules of one call: every slot is written before it is read) and
+// reports whether it is sure the rule holds.
+func (p *nativeProg) run(e *nenv, self, old any) bool {
+	v, ok := p.eval(e, self, old)
 	return ok && v
 }
 
 // eval evaluates the rule: ok says whether the native program is sure cel-go
 // gives v (and no error).
-func (p *nativeProg) eval(self, old any) (v, ok bool) {
-	e, _ := p.pool.Get().(*nenv)
-	if e == nil {
-		e = &nenv{slots: make([]nval, p.slots)}
+func (p *nativeProg) eval(e *nenv, self, old any) (v, ok bool) {
+	if len(e.slots) < p.slots {
+		e.slots = make([]nval, p.slots)
 	}
 	// A panic (a bug here, never expected) is "not sure": cel-go decides.
 	defer func() {
@@ -245,9 +243,6 @@ func (p *nativeProg) eval(self, old any) (v, ok bool) {
 	}()
 	e.self, e.old = self, old
 	r, ok := p.f(e)
-	e.self, e.old = nil, nil
-	clear(e.slots)
-	p.pool.Put(e)
 	return r.b(), ok
 }
 

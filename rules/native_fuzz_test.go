@@ -231,7 +231,7 @@ func nativeAgree(t *testing.T, rules []string, objs []any) (evals, sure int) {
 					ra = opt
 				}
 				res, _, err := eval(context.Background(), f.prog, ra)
-				nv, ns := f.native.eval(spec, prev)
+				nv, ns := f.native.eval(&nenv{}, spec, prev)
 				evals++
 				if !ns {
 					continue

@@ -106,8 +106,9 @@ type result struct {
 	// counting bounds (untracked.go); abort: a bound would have reached a
 	// limit, what was found must be thrown away.
 	fast, abort        bool
-	untracked, tracked int // evaluations of each kind in fast mode
-	native             int // untracked evaluations the native program decided
+	untracked, tracked int   // evaluations of each kind in fast mode
+	native             int   // untracked evaluations the native program decided
+	nenv               *nenv // the native programs' state, for all rules of the call
 	// checked: the values being evaluated have the sizes the bounds
 	// assume; oldToo: old values are read too.
 	// sizes: abort because a value is larger than its bound assumes.
@@ -364,7 +365,10 @@ func (n *vnode) validateRules(ctx context.Context, p *field.Path, obj, old any, 
 			// The native program, when it is sure the rule holds (native.go);
 			// cel-go in every other case.
 			native := f.native != nil && (ctx.Done() == nil || ctx.Err() == nil)
-			if native && nativeCheck == nil && f.native.run(obj, old) {
+			if native && out.nenv == nil {
+				out.nenv = &nenv{}
+			}
+			if native && nativeCheck == nil && f.native.run(out.nenv, obj, old) {
 				out.native++
 				continue
 			}
@@ -377,7 +381,7 @@ func (n *vnode) validateRules(ctx context.Context, p *field.Path, obj, old any, 
 			}
 			res, _, err = eval(ctx, f.prog, ra)
 			if native && nativeCheck != nil {
-				nv, sure := f.native.eval(obj, old)
+				nv, sure := f.native.eval(out.nenv, obj, old)
 				nativeCheck(cr, nv, sure, res, err)
 			}
 		} else {
