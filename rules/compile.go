@@ -179,8 +179,12 @@ func build(validation *schema.Schema, n *node, isRoot bool, decl *apiservercel.D
 	}
 	if len(validation.Rules()) > 0 {
 		v.rules, v.initErr = compileRules(validation.Rules(), n, decl, base, ek)
-		for _, r := range v.rules {
+		for i := range v.rules {
+			r := &v.rules[i]
 			v.usesOldSelf = v.usesOldSelf || r.usesOldSelf
+			if r.fast != nil {
+				r.fast.self, r.fast.optional = v.self, r.optional
+			}
 		}
 	}
 	var elem *apiservercel.DeclType

@@ -120,6 +120,34 @@
 // cancellation). crdkit's create, update and admission use it; Validate and
 // ValidateUpdate, which report the budget left, always track.
 //
+// # Native evaluation
+//
+// Within ValidateUntracked, a rule evaluated untracked may also have a native
+// program (native.go): the rule's checked expression compiled, when every
+// part of it is of the common shapes, to Go code that evaluates directly on
+// the object's maps, lists, strings, integers and booleans, typed by the
+// schema nodes the server's values are converted with. The shapes: self and
+// (in transition rules without optionalOldSelf) oldSelf, field selections on
+// objects and maps (escaped names unescaped as the server's values do),
+// has(), string, integer and boolean literals and lists of them, == and != on
+// strings, integers and booleans, <, <=, >, >= on integers, strings and
+// durations, &&, ||, !, ?:, size() of strings (code points), lists and maps,
+// in on lists and maps, startsWith, endsWith, contains, matches with a
+// constant pattern (Go's regexp, as cel-go), lowerAscii() and substring() (on
+// valid UTF-8), duration() of a string, integer +
+// and - (an overflow is cel-go's error), list and map indexes, and the
+// comprehension macros (all, exists, exists_one, filter, map) as cel-go's
+// fold; values of other schema types (numbers, int-or-string, embedded
+// resources, strings of the duration, date, date-time and byte formats,
+// preserved unknown values) are not compiled, nor is anything else. Each
+// part evaluates to a value or to "not sure": an absent field, a null, a Go
+// value of another type than the schema's, an overflow, an index out of
+// range; && and || decide as cel-go does when one side is sure and decides.
+// When the native program is sure the rule holds, the rule passed (charged
+// its bound, as untracked evaluation charges); in every other case, or under
+// a context already cancelled, cel-go's untracked program evaluates it as
+// before, so every failure, message and error text is cel-go's.
+//
 // # Where the server runs them
 //
 // On create, after OpenAPI, embedded-resource and list-type validation, and

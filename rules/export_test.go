@@ -4,8 +4,12 @@ import (
 	"context"
 	"sync"
 
+	"github.com/google/cel-go/common/types"
+	"github.com/google/cel-go/common/types/ref"
+
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	apiservercel "k8s.io/apiserver/pkg/cel"
+	"k8s.io/apiserver/pkg/cel/common"
 )
 
 // Evaluation paths of ValidateUntrackedPath.
@@ -100,3 +104,70 @@ func (n *vnode) conformsAll(obj any) bool {
 	}
 	return true
 }
+
+// NativeRecord is one rule evaluated both natively and by cel-go.
+type NativeRecord struct {
+	Rule    string
+	Value   bool // the native program's result
+	Sure    bool // the native program is sure of Value
+	CelTrue bool // cel-go's result is true
+	Err     error
+}
+
+// RecordNative makes every evaluation of a rule with a native program run
+// both and shows f the results, until stop is called. Not concurrent-safe:
+// only for tests that evaluate on one goroutine.
+func RecordNative(f func(NativeRecord)) (stop func()) {
+	nativeCheck = func(cr *compiledRule, value, sure bool, res ref.Val, err error) {
+		f(NativeRecord{Rule: cr.rule.Rule, Value: value, Sure: sure, CelTrue: err == nil && res == types.True, Err: err})
+	}
+	return func() { nativeCheck = nil }
+}
+
+// NativeRules lists v's rules (those with an untracked program) and
+// whether each has a native program.
+func NativeRules(v *Validator) (rules []string, native []bool) {
+	var walk func(n *vnode)
+	walk = func(n *vnode) {
+		if n == nil {
+			return
+		}
+		for i := range n.rules {
+			cr := &n.rules[i]
+			if cr.fast == nil {
+				continue
+			}
+			if f := cr.fast.get(); f.prog != nil {
+				rules, native = append(rules, cr.rule.Rule), append(native, f.native != nil)
+			}
+		}
+		walk(n.items)
+		walk(n.addl)
+		for _, c := range n.props {
+			walk(c.v)
+		}
+		for _, a := range n.allOf {
+			walk(a)
+		}
+	}
+	if v != nil {
+		walk(v.root)
+	}
+	return rules, native
+}
+
+// NativeDecided counts the rules the native program decided in one
+// ValidateUntracked call.
+func NativeDecided(v *Validator, obj, old any, budget int64) (field.ErrorList, []string, int) {
+	out := result{fast: true, oldToo: v.usesOldSelf}
+	v.boundsOnce.Do(func() { v.root.buildBounds(map[*apiservercel.DeclType]*bnode{}) })
+	var r ratchet
+	if old != nil {
+		r.cur = common.NewCorrelatedObject(obj, old, v.schema)
+	}
+	v.root.validate(context.Background(), nil, obj, old, r, budget, &out)
+	return out.errs, out.warnings, out.native
+}
+
+// NativePanics is how many native evaluations panicked so far.
+func NativePanics() int64 { return nativePanics.Load() }

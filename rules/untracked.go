@@ -78,7 +78,11 @@ type lazyFast struct {
 	msg  *cel.Ast // the messageExpression's, nil without one
 	decl *apiservercel.DeclType
 
+	self     *node // the values' schema (the vnode's self), for the native program
+	optional bool  // the rule's oldSelf is an optional
+
 	prog, msgProg cel.Program // nil: evaluate tracked
+	native        *nativeProg // nil: the rule is not native (native.go)
 	cost, msgCost uint64      // bounds of one evaluation's tracked cost
 	sized         bool        // a bound holds only for values of decl's sizes
 }
@@ -96,7 +100,10 @@ func (l *lazyFast) get() *lazyFast {
 			l.msgProg, l.msgCost, msgSized = untrackedProgram(l.env, l.msg, l.decl)
 		}
 		l.sized = l.prog != nil && sized || l.msgProg != nil && msgSized
-		l.env, l.ast, l.msg = nil, nil, nil
+		if l.prog != nil {
+			l.native = newNativeProg(l.ast.NativeRep(), l.self, l.optional)
+		}
+		l.env, l.ast, l.msg, l.self = nil, nil, nil, nil
 	})
 	return l
 }

@@ -106,7 +106,9 @@ type result struct {
 	// counting bounds (untracked.go); abort: a bound would have reached a
 	// limit, what was found must be thrown away.
 	fast, abort        bool
-	untracked, tracked int // evaluations of each kind in fast mode
+	untracked, tracked int   // evaluations of each kind in fast mode
+	native             int   // untracked evaluations the native program decided
+	nenv               *nenv // the native programs' state, for all rules of the call
 	// checked: the values being evaluated have the sizes the bounds
 	// assume; oldToo: old values are read too.
 	// sizes: abort because a value is larger than its bound assumes.
@@ -426,19 +428,40 @@ func (n *vnode) validateRules(ctx context.Context, obj, old any, r ratchet, budg
 		if cr.usesOldSelf && old == nil && !cr.optional {
 			continue // transition rules need an old value
 		}
-		if act == nil {
-			act, optAct = n.activations(obj, old)
-		}
-		ra := act
-		if cr.optional {
-			ra = optAct
-		}
 		var res ref.Val
 		var err error
 		if f := out.untrackedRule(cr, budget); f != nil {
-			res, _, err = eval(ctx, f.prog, ra)
 			budget -= int64(f.cost)
+			// The native program, when it is sure the rule holds (native.go);
+			// cel-go in every other case.
+			native := f.native != nil && (ctx.Done() == nil || ctx.Err() == nil)
+			if native && out.nenv == nil {
+				out.nenv = &nenv{}
+			}
+			if native && nativeCheck == nil && f.native.run(out.nenv, obj, old) {
+				out.native++
+				continue
+			}
+			if act == nil {
+				act, optAct = n.activations(obj, old)
+			}
+			ra := act
+			if cr.optional {
+				ra = optAct
+			}
+			res, _, err = eval(ctx, f.prog, ra)
+			if native && nativeCheck != nil {
+				nv, sure := f.native.eval(out.nenv, obj, old)
+				nativeCheck(cr, nv, sure, res, err)
+			}
 		} else {
+			if act == nil {
+				act, optAct = n.activations(obj, old)
+			}
+			ra := act
+			if cr.optional {
+				ra = optAct
+			}
 			var det *cel.EvalDetails
 			res, det, err = eval(ctx, cr.prog, ra)
 			if det == nil {
