@@ -31,13 +31,24 @@ import (
 // keys that pruning removes. The caller then decodes data another way and
 // reports the server's error.
 //
-// The strings of obj share one copy of data; the copy stays in memory as
-// long as any of them does. Likewise its strings, numbers and arrays are
-// put in interfaces a chunk at a time (internal/box), so a value kept
-// keeps its chunk in memory; the paths are cut from one string, which
-// stays in memory as long as any of them does.
+// obj shares no memory with data, which JSON only reads: the keys that s
+// declares are the schema's own strings, and the other strings kept are
+// copied into chunks of bytes, a chunk at a time (internal/box). Likewise
+// its strings, numbers and arrays are put in interfaces a chunk at a time,
+// so a value kept keeps its chunk in memory; the paths are cut from one
+// string, which stays in memory as long as any of them does.
 func JSON(data []byte, s *schema.Schema, opts Options, dst []string) (obj map[string]any, paths []string, ok bool) {
-	d := decoder{s: string(data), track: !opts.NoPaths}
+	obj, paths, _, ok = JSONNulls(data, s, opts, dst)
+	return obj, paths, ok
+}
+
+// JSONNulls is JSON that also reports whether obj holds a nil anywhere:
+// whether data has the literal null where pruning keeps it.
+func JSONNulls(data []byte, s *schema.Schema, opts Options, dst []string) (obj map[string]any, paths []string, nulls, ok bool) {
+	// d.s is data itself, read only during the call: every string kept
+	// is copied (keep, unescape) or is the schema's (PropertyName).
+	d := decoder{s: box.View(data), track: !opts.NoPaths}
+	d.arena.Hint(len(data) / 4)
 	sc := scratchPool.Get().(*scratch)
 	d.take(sc)
 	defer d.give(sc)
@@ -47,15 +58,15 @@ func JSON(data []byte, s *schema.Schema, opts Options, dst []string) (obj map[st
 	var empty schema.Schema
 	s, emb := top(s, opts, &empty)
 	if d.peek() != '{' {
-		return nil, nil, false
+		return nil, nil, false, false
 	}
 	v := d.value(s, emb)
 	d.ws()
 	if d.bad || d.i != len(d.s) {
-		return nil, nil, false
+		return nil, nil, false, false
 	}
 	obj, _ = v.(map[string]any)
-	return obj, d.paths(dst), true
+	return obj, d.paths(dst), d.nulls, true
 }
 
 // scratch holds a decoder's stacks and buffers between calls: only the
@@ -129,15 +140,21 @@ const maxJSONDepth = 512
 // duplicates without building the object (a quadratic check).
 const maxSkippedKeys = 1024
 
-// decoder is the state of one JSON call. It reads s, a copy of the input,
-// so that strings without escapes are slices of it.
+// decoder is the state of one JSON call. It reads s, the input itself
+// (box.View): a string without escapes is a slice of it, which must not
+// outlive the call, and keep copies those that are kept into arena.
 type decoder struct {
 	s     string
 	i     int  // the next byte to read
 	bad   bool // gave up: the results are discarded
 	depth int
 	track bool // record the pruned paths
-	path  []seg
+	nulls bool // a null was kept
+	// escaped says that the last string read had an escape: it is a copy
+	// in arena already, not a slice of s.
+	escaped bool
+	arena   box.Arena
+	path    []seg
 	// The pruned paths: each is rendered into ptxt, one after the other,
 	// and ends where it ends. At the end ptxt is made into one string that
 	// all the paths are sliced from (one allocation of the exact size; the
@@ -486,11 +503,11 @@ func (d *decoder) object(s *schema.Schema, emb bool) any {
 		if d.bad {
 			return nil
 		}
-		switch c := s.Property(k); {
+		switch name, c := s.PropertyName(k); {
 		case emb && isMeta(k):
-			d.set(m, k, d.any())
+			d.set(m, metaKey(k), d.any())
 		case c != nil:
-			d.set(m, k, d.child(c, k))
+			d.set(m, name, d.child(c, name))
 		default:
 			d.distinct(mark, k)
 			d.record(k)
@@ -518,12 +535,13 @@ func (d *decoder) largeObject(s, addl *schema.Schema, emb, addlSet bool) any {
 		if d.bad {
 			return nil
 		}
-		switch c := s.Property(k); {
+		switch name, c := s.PropertyName(k); {
 		case emb && isMeta(k):
-			d.put(k, d.any())
+			d.put(metaKey(k), d.any())
 		case c != nil:
-			d.put(k, d.child(c, k))
+			d.put(name, d.child(c, name))
 		case addlSet:
+			k = d.keep(k)
 			d.put(k, d.child(addl, k))
 		default:
 			d.distinct(kmark, k)
@@ -575,15 +593,16 @@ func (d *decoder) preserve(s *schema.Schema, emb bool) any {
 			if d.bad {
 				return nil
 			}
-			switch c := s.Property(k); {
+			switch name, c := s.PropertyName(k); {
 			case emb && isMeta(k):
-				d.put(k, d.any())
+				d.put(metaKey(k), d.any())
 			case c != nil:
-				d.put(k, d.child(c, k))
+				d.put(name, d.child(c, name))
 			case addlSet:
+				k = d.keep(k)
 				d.put(k, d.child(addl, k))
 			default:
-				d.put(k, d.any())
+				d.put(d.keep(k), d.any())
 			}
 			if !d.more('}') {
 				break
@@ -690,7 +709,7 @@ func (d *decoder) any() any {
 				if d.bad {
 					return nil
 				}
-				d.put(k, d.any())
+				d.put(d.keep(k), d.any())
 				if !d.more('}') {
 					break
 				}
@@ -760,11 +779,37 @@ func (d *decoder) skip() {
 func (d *decoder) scalar() any {
 	switch d.peek() {
 	case '"':
-		return d.box.String(d.str())
+		d.escaped = false
+		v := d.str()
+		if !d.escaped {
+			v = d.arena.String(v)
+		}
+		return d.box.String(v)
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
 		return d.number(true)
 	}
-	return d.literal()
+	v := d.literal()
+	if v == nil {
+		d.nulls = true // or a give-up, which discards it
+	}
+	return v
+}
+
+// keep returns a copy of the key k, read from the input, for a map.
+func (d *decoder) keep(k string) string {
+	return d.arena.String(k)
+}
+
+// metaKey returns the constant of one of the keys isMeta reports, which
+// equals k.
+func metaKey(k string) string {
+	switch k {
+	case "apiVersion":
+		return "apiVersion"
+	case "kind":
+		return "kind"
+	}
+	return "metadata"
 }
 
 func (d *decoder) literal() any {
@@ -976,7 +1021,8 @@ func (d *decoder) unescape(start, j int) string {
 		case c == '"':
 			d.i = j + 1
 			d.buf = b
-			return string(b)
+			d.escaped = true
+			return d.arena.Bytes(b)
 		case c == '\\':
 			if j+1 >= len(s) {
 				d.fail()
