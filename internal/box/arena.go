@@ -1,20 +1,23 @@
 package box
 
-import "unsafe"
+import (
+	"strings"
+	"unsafe"
+)
 
 // Arena copies strings into chunks of bytes, so that a decoder keeps only
 // the strings it returns (not its whole input) and pays one allocation for
-// many of them. Each string it returns points into a chunk (unsafe.String
-// over the chunk's bytes).
+// many of them. Each string it returns is a slice of its chunk's string.
 //
-// The invariant that makes this sound is Slab's: the bytes of a string are
-// written once, into the chunk's spare capacity, before the string is
-// made, and never again (a chunk only grows by append, and the package
-// hands out no slice of it). The cost is retention: a chunk stays in
-// memory as long as any string in it. An Arena is not safe for concurrent
-// use; the strings it returns are ordinary strings.
+// A chunk is a strings.Builder grown once to its size and never past it:
+// its String shares the builder's bytes, and writing within the capacity
+// only appends, so the bytes of a string returned are written once,
+// before the string is made, and never again (Slab's invariant). The
+// chunk is not zeroed when it is allocated. The cost is retention: a
+// chunk stays in memory as long as any string in it. An Arena is not
+// safe for concurrent use; the strings it returns are ordinary strings.
 type Arena struct {
-	buf  []byte
+	b    strings.Builder
 	size int // the size of the next chunk
 }
 
@@ -34,17 +37,18 @@ func (a *Arena) String(s string) string {
 	if len(s) == 0 {
 		return ""
 	}
-	if len(s) > cap(a.buf)-len(a.buf) {
+	if len(s) > a.b.Cap()-a.b.Len() {
 		if len(s) > maxArenaChunk/4 {
-			return string([]byte(s)) // its own allocation
+			return strings.Clone(s) // its own allocation
 		}
 		n := max(a.size, minArenaChunk)
 		a.size = min(2*n, maxArenaChunk)
-		a.buf = make([]byte, 0, n)
+		a.b.Reset() // the strings cut from the last chunk keep it
+		a.b.Grow(n)
 	}
-	i := len(a.buf)
-	a.buf = append(a.buf, s...)
-	return unsafe.String(&a.buf[i], len(s))
+	i := a.b.Len()
+	a.b.WriteString(s)
+	return a.b.String()[i:]
 }
 
 // Bytes returns a copy of b as a string.
