@@ -31,24 +31,22 @@ import (
 // keys that pruning removes. The caller then decodes data another way and
 // reports the server's error.
 //
-// obj shares no memory with data, which JSON only reads: the keys that s
-// declares are the schema's own strings, and the other strings kept are
-// copied into chunks of bytes, a chunk at a time (internal/box). Likewise
-// its strings, numbers and arrays are put in interfaces a chunk at a time,
-// so a value kept keeps its chunk in memory; the paths are cut from one
-// string, which stays in memory as long as any of them does.
+// The strings of obj share one copy of data; the copy stays in memory as
+// long as any of them does. Likewise its strings, numbers and arrays are
+// put in interfaces a chunk at a time (internal/box), so a value kept
+// keeps its chunk in memory; the paths are cut from one string, which
+// stays in memory as long as any of them does.
 func JSON(data []byte, s *schema.Schema, opts Options, dst []string) (obj map[string]any, paths []string, ok bool) {
 	obj, paths, _, ok = JSONNulls(data, s, opts, dst)
 	return obj, paths, ok
 }
 
 // JSONNulls is JSON that also reports whether obj holds a nil anywhere:
-// whether data has the literal null where pruning keeps it.
+// whether data has the literal null where pruning keeps it. A caller that
+// drops nulls can leave that out when there is none, without a walk of obj
+// or a search of data.
 func JSONNulls(data []byte, s *schema.Schema, opts Options, dst []string) (obj map[string]any, paths []string, nulls, ok bool) {
-	// d.s is data itself, read only during the call: every string kept
-	// is copied (keep, unescape) or is the schema's (PropertyName).
-	d := decoder{s: box.View(data), track: !opts.NoPaths}
-	d.arena.Hint(len(data) / 4)
+	d := decoder{s: string(data), track: !opts.NoPaths}
 	sc := scratchPool.Get().(*scratch)
 	d.take(sc)
 	defer d.give(sc)
@@ -140,9 +138,8 @@ const maxJSONDepth = 512
 // duplicates without building the object (a quadratic check).
 const maxSkippedKeys = 1024
 
-// decoder is the state of one JSON call. It reads s, the input itself
-// (box.View): a string without escapes is a slice of it, which must not
-// outlive the call, and keep copies those that are kept into arena.
+// decoder is the state of one JSON call. It reads s, a copy of the input,
+// so that strings without escapes are slices of it.
 type decoder struct {
 	s     string
 	i     int  // the next byte to read
@@ -150,11 +147,7 @@ type decoder struct {
 	depth int
 	track bool // record the pruned paths
 	nulls bool // a null was kept
-	// escaped says that the last string read had an escape: it is a copy
-	// in arena already, not a slice of s.
-	escaped bool
-	arena   box.Arena
-	path    []seg
+	path  []seg
 	// The pruned paths: each is rendered into ptxt, one after the other,
 	// and ends where it ends. At the end ptxt is made into one string that
 	// all the paths are sliced from (one allocation of the exact size; the
@@ -503,11 +496,11 @@ func (d *decoder) object(s *schema.Schema, emb bool) any {
 		if d.bad {
 			return nil
 		}
-		switch name, c := s.PropertyName(k); {
+		switch c := s.Property(k); {
 		case emb && isMeta(k):
-			d.set(m, metaKey(k), d.any())
+			d.set(m, k, d.any())
 		case c != nil:
-			d.set(m, name, d.child(c, name))
+			d.set(m, k, d.child(c, k))
 		default:
 			d.distinct(mark, k)
 			d.record(k)
@@ -535,13 +528,12 @@ func (d *decoder) largeObject(s, addl *schema.Schema, emb, addlSet bool) any {
 		if d.bad {
 			return nil
 		}
-		switch name, c := s.PropertyName(k); {
+		switch c := s.Property(k); {
 		case emb && isMeta(k):
-			d.put(metaKey(k), d.any())
+			d.put(k, d.any())
 		case c != nil:
-			d.put(name, d.child(c, name))
+			d.put(k, d.child(c, k))
 		case addlSet:
-			k = d.keep(k)
 			d.put(k, d.child(addl, k))
 		default:
 			d.distinct(kmark, k)
@@ -593,16 +585,15 @@ func (d *decoder) preserve(s *schema.Schema, emb bool) any {
 			if d.bad {
 				return nil
 			}
-			switch name, c := s.PropertyName(k); {
+			switch c := s.Property(k); {
 			case emb && isMeta(k):
-				d.put(metaKey(k), d.any())
+				d.put(k, d.any())
 			case c != nil:
-				d.put(name, d.child(c, name))
+				d.put(k, d.child(c, k))
 			case addlSet:
-				k = d.keep(k)
 				d.put(k, d.child(addl, k))
 			default:
-				d.put(d.keep(k), d.any())
+				d.put(k, d.any())
 			}
 			if !d.more('}') {
 				break
@@ -709,7 +700,7 @@ func (d *decoder) any() any {
 				if d.bad {
 					return nil
 				}
-				d.put(d.keep(k), d.any())
+				d.put(k, d.any())
 				if !d.more('}') {
 					break
 				}
@@ -779,12 +770,7 @@ func (d *decoder) skip() {
 func (d *decoder) scalar() any {
 	switch d.peek() {
 	case '"':
-		d.escaped = false
-		v := d.str()
-		if !d.escaped {
-			v = d.arena.String(v)
-		}
-		return d.box.String(v)
+		return d.box.String(d.str())
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
 		return d.number(true)
 	}
@@ -793,23 +779,6 @@ func (d *decoder) scalar() any {
 		d.nulls = true // or a give-up, which discards it
 	}
 	return v
-}
-
-// keep returns a copy of the key k, read from the input, for a map.
-func (d *decoder) keep(k string) string {
-	return d.arena.String(k)
-}
-
-// metaKey returns the constant of one of the keys isMeta reports, which
-// equals k.
-func metaKey(k string) string {
-	switch k {
-	case "apiVersion":
-		return "apiVersion"
-	case "kind":
-		return "kind"
-	}
-	return "metadata"
 }
 
 func (d *decoder) literal() any {
@@ -1021,8 +990,7 @@ func (d *decoder) unescape(start, j int) string {
 		case c == '"':
 			d.i = j + 1
 			d.buf = b
-			d.escaped = true
-			return d.arena.Bytes(b)
+			return string(b)
 		case c == '\\':
 			if j+1 >= len(s) {
 				d.fail()

@@ -30,8 +30,8 @@ func serverDecode(data []byte) (map[string]any, bool) {
 // decoded data.
 func checkJSON(t *testing.T, data []byte, s *schema.Schema, opts Options) bool {
 	t.Helper()
-	// JSON reads the caller's bytes: what it returns must not share them,
-	// so they are overwritten before the results are compared.
+	// What JSON returns must not share the caller's bytes: they are
+	// overwritten before the results are compared.
 	in := bytes.Clone(data)
 	obj, paths, nulls, ok := JSONNulls(in, s, opts, nil)
 	for i := range in {
@@ -169,11 +169,9 @@ func TestJSONAllocs(t *testing.T) {
 			t.Fatal("gave up")
 		}
 	})
-	// One chunk for the bytes of the five strings kept, two for each of
-	// the root map and the spec map, and one chunk for the five strings
-	// put in an interface; the stacks (the path, the keys of the pruned
-	// objects) are reused from earlier calls, and the keys are the
-	// schema's and constants.
+	// The copy of data, two for each of the root map and the spec map, and
+	// one chunk for the five strings put in an interface; the stacks (the
+	// path, the keys of the pruned objects) are reused from earlier calls.
 	if allocs > 6 {
 		t.Errorf("JSON allocates %v times, want at most 6", allocs)
 	}

@@ -43,30 +43,6 @@ func (ix *propIndex) lookup(name string) *Schema {
 	return nil
 }
 
-// find is PropertyName for s, whose index is ix (nil: s has none, and
-// its names are searched in order). It is not inlined, so that
-// PropertyName is: one call, as Property makes.
-//
-//go:noinline
-func (ix *propIndex) find(s *Schema, name string) (string, *Schema) {
-	if ix == nil {
-		for i, n := range s.propNames {
-			if n == name {
-				return n, s.propNodes[i]
-			}
-		}
-		return "", nil
-	}
-	if len(name) == 0 {
-		return "", nil
-	}
-	sl := &ix.slots[ix.slot(name)]
-	if sl.name == name {
-		return sl.name, sl.node
-	}
-	return "", nil
-}
-
 // buildPropIndex returns an index over names (parallel to nodes), or nil
 // when no multiplier in a small search spreads them without collision in
 // a table of up to eight times their number, or when a name is empty.
@@ -102,12 +78,4 @@ func buildPropIndex(names []string, nodes []*Schema) *propIndex {
 		}
 	}
 	return nil
-}
-
-// PropertyName is Property that also returns the declared name, which
-// equals name: the schema's own string, which a decoder can keep in place
-// of name (a map key that shares no memory with its input). It returns
-// "" and nil for a name that is not declared.
-func (s *Schema) PropertyName(name string) (string, *Schema) {
-	return s.index.find(s, name)
 }

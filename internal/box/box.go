@@ -27,10 +27,6 @@
 // boxed in it, so a value kept long after the others pins its neighbours
 // (at most one chunk). A Slab is not safe for concurrent use; the
 // interfaces it returns are values like any other and can be shared.
-//
-// An Arena does the same for the bytes of strings: it copies the strings
-// a decoder keeps into chunks, so that the decoder can read its input in
-// place (View) instead of copying all of it.
 package box
 
 import (
