@@ -167,7 +167,7 @@ func (r *reading) decodePruned() bool {
 	if sv == nil || sv.schema == nil {
 		return false
 	}
-	obj, _, ok := prune.JSON(r.raw, sv.schema, prune.Options{Root: true, NoPaths: true}, nil)
+	obj, _, nulls, ok := prune.JSONNulls(r.raw, sv.schema, prune.Options{Root: true, NoPaths: true}, nil)
 	if !ok {
 		return false
 	}
@@ -177,8 +177,8 @@ func (r *reading) decodePruned() bool {
 	if kind != c.Kind() || len(av) != len(g)+1+len(name) || av[:len(g)] != g || av[len(g)] != '/' || av[len(g)+1:] != name {
 		return false
 	}
-	// A decoded value holds a nil only where the bytes have the literal null.
-	r.obj, r.pruned, r.noNulls = obj, true, !bytes.Contains(r.raw, []byte("null"))
+	// prune.JSON says whether the value holds a nil (a null it kept).
+	r.obj, r.pruned, r.noNulls = obj, true, !nulls
 	return true
 }
 

@@ -40,12 +40,13 @@ type request struct {
 	metaValid  bool               // metadata passes both checks of a new object (objectmeta.ValidNew); meta is then nil
 	res        Result
 	// fast lets decode use prune.JSON (pruned then says that obj is pruned
-	// already, with the paths in prePruned) and coerce skip null pruning
-	// on a body without null, coerce keeps canonical metadata; on a create,
-	// validation checks valid metadata on the map and the read back is
-	// left out where it is the identity (tests compare both paths).
-	fast, pruned bool
-	prePruned    []string
+	// already, with the paths in prePruned, and nulls that it holds a nil)
+	// and coerce skip null pruning on an object without null, coerce keeps
+	// canonical metadata; on a create, validation checks valid metadata on
+	// the map and the read back is left out where it is the identity
+	// (tests compare both paths).
+	fast, pruned, nulls bool
+	prePruned           []string
 	// create: the request is a create (PrepareForCreate dropped status
 	// under a status subresource).
 	create bool
@@ -120,7 +121,7 @@ func (r *request) decodePruned() bool {
 	if c.preserveUnknownFields() {
 		return false
 	}
-	obj, pruned, ok := prune.JSON(r.raw, r.v.schema, prune.Options{Root: true}, nil)
+	obj, pruned, nulls, ok := prune.JSONNulls(r.raw, r.v.schema, prune.Options{Root: true}, nil)
 	if !ok {
 		return false
 	}
@@ -141,7 +142,7 @@ func (r *request) decodePruned() bool {
 		}
 	}
 	r.obj, r.gvk = obj, r.v.defaultGVK()
-	r.pruned, r.prePruned = true, pruned
+	r.pruned, r.prePruned, r.nulls = true, pruned, nulls
 	return true
 }
 
@@ -157,9 +158,10 @@ func (r *request) coerce() {
 	if r.failed() {
 		return
 	}
-	// A decoded value holds a nil only where the body has the literal null:
-	// without one, dropping non-nullable nulls has nothing to do.
-	noNulls := r.fast && r.raw != nil && !bytes.Contains(r.raw, []byte("null"))
+	// A decoded value holds a nil only where the body has the literal null
+	// (prune.JSON says whether it kept one): without one, dropping
+	// non-nullable nulls has nothing to do.
+	noNulls := r.fast && r.raw != nil && (r.pruned && !r.nulls || !r.pruned && !bytes.Contains(r.raw, []byte("null")))
 	how := coercion{strict: r.mode != Ignore, rootMeta: true, pruned: r.pruned, prePruned: r.prePruned, noNulls: noNulls, keepCanonicalMeta: r.fast}
 	if r.pruned {
 		how.own = r.v // decodePruned checked the type meta

@@ -60,6 +60,8 @@
 // reported paths are cut from one string, and the decoder's stacks are
 // reused from call to call. The price is that a value kept from the
 // result keeps the body and its chunk in memory, and a path all of them.
+// [JSONNulls] also reports whether the value holds a null, so that a
+// caller that drops nulls can leave that out without a walk or a search.
 //
 // # Concurrency
 //

@@ -37,6 +37,15 @@ import (
 // keeps its chunk in memory; the paths are cut from one string, which
 // stays in memory as long as any of them does.
 func JSON(data []byte, s *schema.Schema, opts Options, dst []string) (obj map[string]any, paths []string, ok bool) {
+	obj, paths, _, ok = JSONNulls(data, s, opts, dst)
+	return obj, paths, ok
+}
+
+// JSONNulls is JSON that also reports whether obj holds a nil anywhere:
+// whether data has the literal null where pruning keeps it. A caller that
+// drops nulls can leave that out when there is none, without a walk of obj
+// or a search of data.
+func JSONNulls(data []byte, s *schema.Schema, opts Options, dst []string) (obj map[string]any, paths []string, nulls, ok bool) {
 	d := decoder{s: string(data), track: !opts.NoPaths}
 	sc := scratchPool.Get().(*scratch)
 	d.take(sc)
@@ -47,15 +56,15 @@ func JSON(data []byte, s *schema.Schema, opts Options, dst []string) (obj map[st
 	var empty schema.Schema
 	s, emb := top(s, opts, &empty)
 	if d.peek() != '{' {
-		return nil, nil, false
+		return nil, nil, false, false
 	}
 	v := d.value(s, emb)
 	d.ws()
 	if d.bad || d.i != len(d.s) {
-		return nil, nil, false
+		return nil, nil, false, false
 	}
 	obj, _ = v.(map[string]any)
-	return obj, d.paths(dst), true
+	return obj, d.paths(dst), d.nulls, true
 }
 
 // scratch holds a decoder's stacks and buffers between calls: only the
@@ -137,6 +146,7 @@ type decoder struct {
 	bad   bool // gave up: the results are discarded
 	depth int
 	track bool // record the pruned paths
+	nulls bool // a null was kept
 	path  []seg
 	// The pruned paths: each is rendered into ptxt, one after the other,
 	// and ends where it ends. At the end ptxt is made into one string that
@@ -764,7 +774,11 @@ func (d *decoder) scalar() any {
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
 		return d.number(true)
 	}
-	return d.literal()
+	v := d.literal()
+	if v == nil {
+		d.nulls = true // or a give-up, which discards it
+	}
+	return v
 }
 
 func (d *decoder) literal() any {

@@ -30,10 +30,16 @@ func serverDecode(data []byte) (map[string]any, bool) {
 // decoded data.
 func checkJSON(t *testing.T, data []byte, s *schema.Schema, opts Options) bool {
 	t.Helper()
-	obj, paths, ok := JSON(data, s, opts, nil)
+	// What JSON returns must not share the caller's bytes: they are
+	// overwritten before the results are compared.
+	in := bytes.Clone(data)
+	obj, paths, nulls, ok := JSONNulls(in, s, opts, nil)
+	for i := range in {
+		in[i] = '#'
+	}
 	ref, refOK := serverDecode(data)
 	if !ok {
-		if obj != nil || paths != nil {
+		if obj != nil || paths != nil || nulls {
 			t.Fatalf("JSON(%s) gave up with results %s %q", data, toJSON(obj), paths)
 		}
 		return false
@@ -48,7 +54,34 @@ func checkJSON(t *testing.T, data []byte, s *schema.Schema, opts Options) bool {
 	if opts.NoPaths && len(paths) > 0 {
 		t.Fatalf("JSON(%s) with NoPaths recorded %q", data, paths)
 	}
+	if want := holdsNil(obj); nulls != want {
+		t.Fatalf("JSONNulls(%s) reports nulls %v, the value holding a nil is %v", data, nulls, want)
+	}
+	if o, p, ok := JSON(data, s, opts, nil); !ok || !reflect.DeepEqual(o, obj) || !samePaths(p, paths) {
+		t.Fatalf("JSON(%s) = %s %q %v, JSONNulls gives %s %q", data, toJSON(o), p, ok, toJSON(obj), paths)
+	}
 	return true
+}
+
+// holdsNil reports whether v is nil or holds a nil in a map or slice.
+func holdsNil(v any) bool {
+	switch v := v.(type) {
+	case nil:
+		return true
+	case map[string]any:
+		for _, e := range v {
+			if holdsNil(e) {
+				return true
+			}
+		}
+	case []any:
+		for _, e := range v {
+			if holdsNil(e) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func TestJSONTable(t *testing.T) {

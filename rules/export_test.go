@@ -165,7 +165,7 @@ func NativeDecided(v *Validator, obj, old any, budget int64) (field.ErrorList, [
 	if old != nil {
 		r.cur = common.NewCorrelatedObject(obj, old, v.schema)
 	}
-	v.root.validate(context.Background(), nil, obj, old, r, budget, &out)
+	v.root.validate(context.Background(), obj, old, r, budget, out.at(nil))
 	return out.errs, out.warnings, out.native
 }
 

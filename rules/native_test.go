@@ -251,14 +251,14 @@ func TestNativeCancelled(t *testing.T) {
 	obj := map[string]any{"spec": map[string]any{"ls": []any{"a"}}}
 	v.boundsOnce.Do(func() { v.root.buildBounds(map[*apiservercel.DeclType]*bnode{}) })
 	out := result{fast: true}
-	v.root.validate(context.Background(), nil, obj, nil, ratchet{}, RuntimeBudget, &out)
+	v.root.validate(context.Background(), obj, nil, ratchet{}, RuntimeBudget, out.at(nil))
 	if out.native != 1 || len(out.errs) != 0 {
 		t.Fatalf("not decided natively: %+v", out)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	out = result{fast: true}
-	v.root.validate(ctx, nil, obj, nil, ratchet{}, RuntimeBudget, &out)
+	v.root.validate(ctx, obj, nil, ratchet{}, RuntimeBudget, out.at(nil))
 	if out.native != 0 {
 		t.Fatalf("decided natively under a cancelled context: %+v", out)
 	}

@@ -1,14 +1,15 @@
 package schema
 
 // propIndex finds a declared property by name without hashing the whole
-// name: a collision-free table over the declared names, addressed by a
-// mix of the name's length and four of its bytes. Compile searches for a
-// seed that spreads the names without collision; when it finds none (or a
-// name is empty), Property uses the Go map instead. Lookups of undeclared
-// names land on a slot whose name differs and return nil.
+// name: a collision-free table over the declared names, addressed by one
+// multiplication of a word made of the name's length and four of its
+// bytes. Compile searches for a multiplier that spreads the names without
+// collision; when it finds none (or a name is empty), Property uses the Go
+// map instead. Lookups of undeclared names land on a slot whose name
+// differs and return nil.
 type propIndex struct {
-	seed  uint32
-	shift uint32 // 32 - log2(len(slots))
+	mul   uint64 // odd
+	shift uint64 // 64 - log2(len(slots))
 	slots []propSlot
 }
 
@@ -17,16 +18,17 @@ type propSlot struct {
 	node *Schema
 }
 
-// mix hashes the length and the first, second, middle and last bytes of a
-// non-empty name; shift keeps the top bits.
-func (ix *propIndex) slot(name string) uint32 {
+// slot picks the slot of a non-empty name: the top bits of the product of
+// mul and a word of the length and the first, second, middle and last
+// bytes of the name. Multiplying carries every bit of the word into the
+// top bits, so nothing else is needed to mix them.
+func (ix *propIndex) slot(name string) uint64 {
 	n := len(name)
-	h := uint32(n)*0x9e3779b1 ^ ix.seed
-	h ^= uint32(name[0]) | uint32(name[n>>1])<<8 | uint32(name[n-1])<<16 | uint32(name[min(1, n-1)])<<24
-	h *= 0x85ebca6b
-	h ^= h >> 15
-	h *= 0xc2b2ae35
-	return h >> ix.shift
+	w := uint64(n) | uint64(name[0])<<16 | uint64(name[n-1])<<24 | uint64(name[n>>1])<<32
+	if n > 1 {
+		w |= uint64(name[1]) << 40
+	}
+	return (w * ix.mul) >> (ix.shift & 63)
 }
 
 // lookup returns the node of a declared name, nil for any other name.
@@ -42,23 +44,28 @@ func (ix *propIndex) lookup(name string) *Schema {
 }
 
 // buildPropIndex returns an index over names (parallel to nodes), or nil
-// when no seed in a small search spreads them without collision in a table
-// of up to eight times their number, or when a name is empty.
+// when no multiplier in a small search spreads them without collision in
+// a table of up to eight times their number, or when a name is empty.
 func buildPropIndex(names []string, nodes []*Schema) *propIndex {
 	for _, n := range names {
 		if n == "" {
 			return nil
 		}
 	}
-	bits := uint32(1)
+	bits := uint64(1)
 	for 1<<bits < 2*len(names) {
 		bits++
 	}
 	for ; bits <= 16 && 1<<bits <= 8*max(len(names), 4); bits++ {
-		ix := &propIndex{shift: 32 - bits, slots: make([]propSlot, 1<<bits)}
+		ix := &propIndex{shift: 64 - bits, slots: make([]propSlot, 1<<bits)}
+		x := uint64(0x9e3779b97f4a7c15)
 	seeds:
-		for seed := uint32(0); seed < 64; seed++ {
-			ix.seed = seed * 0x27d4eb2f
+		for range 64 {
+			// The multipliers: a splitmix64 sequence, made odd.
+			x += 0x9e3779b97f4a7c15
+			z := (x ^ x>>30) * 0xbf58476d1ce4e5b9
+			z = (z ^ z>>27) * 0x94d049bb133111eb
+			ix.mul = (z ^ z>>31) | 1
 			clear(ix.slots)
 			for i, n := range names {
 				sl := &ix.slots[ix.slot(n)]

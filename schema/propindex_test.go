@@ -106,3 +106,53 @@ func TestPropertyIndexRandom(t *testing.T) {
 	}
 	t.Logf("%d of %d random nodes have an index", indexed, nodes)
 }
+
+// BenchmarkPropertyLookup looks up, in every indexed node of the corpus
+// schemas, each declared name (a copy, as a decoder's key is) and as many
+// undeclared ones.
+func BenchmarkPropertyLookup(b *testing.B) {
+	type probe struct {
+		s    *Schema
+		name string
+	}
+	var probes []probe
+	var walk func(s *Schema)
+	walk = func(s *Schema) {
+		if s == nil {
+			return
+		}
+		if s.index != nil {
+			for _, n := range s.propNames {
+				probes = append(probes, probe{s, strings.Clone(n)}, probe{s, n + "x"})
+			}
+		}
+		for _, c := range s.propNodes {
+			walk(c)
+		}
+		walk(s.items)
+		walk(s.additional)
+	}
+	for _, js := range corpusSchemas(b) {
+		s, err := CompileJSON(js)
+		if err != nil {
+			b.Fatal(err)
+		}
+		walk(s)
+	}
+	if len(probes) == 0 {
+		b.Skip("corpus not found (set CRDKIT_CORPUS)")
+	}
+	b.ResetTimer()
+	found := 0
+	for i := 0; i < b.N; i++ {
+		for _, p := range probes {
+			if p.s.Property(p.name) != nil {
+				found++
+			}
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(probes)), "ns/lookup")
+	if found != b.N*len(probes)/2 {
+		b.Fatalf("found %d of %d", found, b.N*len(probes))
+	}
+}
