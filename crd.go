@@ -78,6 +78,7 @@ type Version struct {
 	statusOwnDefault  bool                                            // status itself has a default (an absent status comes back)
 	statusEmbedded    bool                                            // status holds an embedded resource
 	scaleSub          *apiextensionsv1.CustomResourceSubresourceScale // scale paths to validate
+	rootKeysFold      bool                                            // pruning may keep a root key other than apiVersion and kind that folds to one of them (rootKeysFold)
 	scaleFields       [3][]string                                     // its spec and status replicas paths and label selector path, split into fields
 }
 
@@ -199,6 +200,7 @@ func New(crd *apiextensionsv1.CustomResourceDefinition, opts ...LoadOptions) (*C
 			return nil, comp[i].err
 		}
 		ver.schema, ver.rules, propsOf[ver] = comp[i].schema, comp[i].rules, comp[i].props
+		ver.rootKeysFold = rootKeysFold(ver.schema)
 		ver.columns, ver.columnsErr = printcolumns.Compile(v.AdditionalPrinterColumns)
 		if sr := v.Subresources; sr != nil {
 			ver.statusSubresource = sr.Status != nil

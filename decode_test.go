@@ -15,6 +15,7 @@ import (
 	"github.com/crdkit/crdkit/internal/corpus"
 	"github.com/crdkit/crdkit/objectmeta"
 	"github.com/crdkit/crdkit/prune"
+	"github.com/crdkit/crdkit/schema"
 )
 
 // corpusBody is a corpus object as a request body, with the version that
@@ -270,4 +271,33 @@ func FuzzDecodePruned(f *testing.F) {
 	f.Fuzz(func(t *testing.T, which uint8, raw []byte) {
 		checkDecodePruned(t, versions[int(which)%len(versions)], raw)
 	})
+}
+
+// TestRootKeysFold checks which root schemas make decodePruned look at the
+// root keys it kept.
+func TestRootKeysFold(t *testing.T) {
+	for _, tc := range []struct {
+		schema string
+		want   bool
+	}{
+		{`{"type":"object","properties":{"spec":{"type":"object"},"status":{"type":"object"}}}`, false},
+		{`{"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"}}}`, false},
+		{`{"type":"object","properties":{"Kind":{"type":"string"}}}`, true},
+		{`{"type":"object","properties":{"apiversion":{"type":"string"}}}`, true},
+		{`{"type":"object","properties":{"\u212aind":{"type":"string"}}}`, true}, // the Kelvin sign folds to k
+		{`{"type":"object","x-kubernetes-preserve-unknown-fields":true}`, true},
+		{`{"type":"object","additionalProperties":{"type":"string"}}`, true},
+		{`{"type":"object","additionalProperties":false}`, true},
+	} {
+		s, err := schema.CompileJSON([]byte(tc.schema))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := rootKeysFold(s); got != tc.want {
+			t.Errorf("rootKeysFold(%s) = %v, want %v", tc.schema, got, tc.want)
+		}
+	}
+	if !rootKeysFold(nil) {
+		t.Error("rootKeysFold(nil) = false")
+	}
 }

@@ -131,9 +131,11 @@ func (r *request) decodePruned() bool {
 	if kind != c.Kind() || len(av) != len(g)+1+len(name) || av[:len(g)] != g || av[len(g)] != '/' || av[len(g)+1:] != name {
 		return false
 	}
-	for k := range obj {
-		if k != "apiVersion" && k != "kind" && foldsToTypeMeta(k) {
-			return false
+	if r.v.rootKeysFold {
+		for k := range obj {
+			if k != "apiVersion" && k != "kind" && foldsToTypeMeta(k) {
+				return false
+			}
 		}
 	}
 	for _, p := range pruned {
@@ -144,6 +146,26 @@ func (r *request) decodePruned() bool {
 	r.obj, r.gvk = obj, r.v.defaultGVK()
 	r.pruned, r.prePruned, r.nulls = true, pruned, nulls
 	return true
+}
+
+// rootKeysFold reports whether pruning with s (the root schema of a
+// version) may keep a root key other than apiVersion and kind that
+// foldsToTypeMeta: a declared property that does, or any key at all under
+// additionalProperties or x-kubernetes-preserve-unknown-fields (or without a
+// schema). Otherwise decodePruned need not look at the keys it kept.
+func rootKeysFold(s *schema.Schema) bool {
+	if s == nil || s.PreserveUnknownFields() {
+		return true
+	}
+	if _, _, set := s.AdditionalProperties(); set {
+		return true
+	}
+	for k := range s.Properties() {
+		if k != "apiVersion" && k != "kind" && foldsToTypeMeta(k) {
+			return true
+		}
+	}
+	return false
 }
 
 // foldsToTypeMeta reports whether encoding/json could decode key into the
