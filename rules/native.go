@@ -34,6 +34,22 @@ import (
 // in every other case, so failures, their messages and every error text
 // stay cel-go's.
 
+// selectKey reads key k of the map op evaluates to, as a value of type ct:
+// an absent key or a null is not sure.
+func selectKey(op *nexpr, k string, ct *ntype) *nexpr {
+	return &nexpr{t: ct, f: func(e *nenv) (nval, bool) {
+		o, ok := op.f(e)
+		if !ok {
+			return nval{}, false
+		}
+		v, ok := o.x.(map[string]any)[k]
+		if !ok || v == nil {
+			return nval{}, false
+		}
+		return conv(v, ct)
+	}}
+}
+
 // tkind is the static kind of a native value.
 type tkind uint8
 
@@ -431,17 +447,7 @@ func (c *ncomp) sel(s celast.SelectExpr) *nexpr {
 				return conv(v, ct)
 			}}
 		}
-		return &nexpr{t: ct, f: func(e *nenv) (nval, bool) {
-			o, ok := op.f(e)
-			if !ok {
-				return nval{}, false
-			}
-			v, ok := o.x.(map[string]any)[k]
-			if !ok || v == nil {
-				return nval{}, false
-			}
-			return conv(v, ct)
-		}}
+		return selectKey(op, k, ct)
 	case tMap:
 		// The key as written (no unescaping); a null value is a null or an
 		// error: not sure.
@@ -465,17 +471,7 @@ func (c *ncomp) sel(s celast.SelectExpr) *nexpr {
 		if ct == nil {
 			return nil
 		}
-		return &nexpr{t: ct, f: func(e *nenv) (nval, bool) {
-			o, ok := op.f(e)
-			if !ok {
-				return nval{}, false
-			}
-			v, ok := o.x.(map[string]any)[k]
-			if !ok || v == nil {
-				return nval{}, false
-			}
-			return conv(v, ct)
-		}}
+		return selectKey(op, k, ct)
 	}
 	return nil
 }
