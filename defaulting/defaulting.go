@@ -38,10 +38,15 @@ func ApplyProperty(m map[string]any, s *schema.Schema, k string) {
 	if m == nil || s == nil {
 		return
 	}
-	c := s.Property(k)
-	if c == nil || c.Summary()&schema.HasDefaults == 0 {
-		return
+	if c := s.Property(k); c != nil && c.Summary()&schema.HasDefaults != 0 {
+		applyProperty(m, k, c)
 	}
+}
+
+// applyProperty sets key k of m, a declared property with schema c whose
+// subtree holds a default, to a copy of c's default where Apply does, and
+// walks its value.
+func applyProperty(m map[string]any, k string, c *schema.Schema) {
 	v, found := m[k]
 	if def, ok := c.Default(); ok && (!found || v == nil && !c.Nullable()) {
 		v, found = deepCopy(def), true
@@ -80,14 +85,7 @@ func applyMap(m map[string]any, s *schema.Schema) {
 	// it, and walk it.
 	for _, i := range below {
 		k, c := s.PropertyAt(i)
-		v, found := m[k]
-		if def, ok := c.Default(); ok && (!found || v == nil && !c.Nullable()) {
-			v, found = deepCopy(def), true
-			m[k] = v
-		}
-		if found {
-			apply(v, c)
-		}
+		applyProperty(m, k, c)
 	}
 	if a == nil {
 		return
