@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -504,9 +505,9 @@ const maxWalkDepth = 10000
 func newInvalid(gk runtimeschema.GroupKind, name string, errs field.ErrorList) *apierrors.StatusError {
 	causes := make([]metav1.StatusCause, 0, len(errs))
 	for _, e := range errs {
-		causes = append(causes, metav1.StatusCause{Type: metav1.CauseType(e.Type), Message: e.ErrorBody(), Field: e.Field})
+		causes = append(causes, metav1.StatusCause{Type: metav1.CauseType(e.Type), Message: errorBody(e), Field: e.Field})
 	}
-	msg := fmt.Sprintf("%s %q is invalid", gk.String(), name)
+	msg := gk.String() + " " + strconv.Quote(name) + " is invalid"
 	if len(errs) > 0 {
 		seen := make(map[string]bool, len(errs))
 		var b strings.Builder

@@ -46,8 +46,15 @@ func JSON(data []byte, s *schema.Schema, opts Options, dst []string) (obj map[st
 // drops nulls can leave that out when there is none, without a walk of obj
 // or a search of data.
 func JSONNulls(data []byte, s *schema.Schema, opts Options, dst []string) (obj map[string]any, paths []string, nulls, ok bool) {
-	d := decoder{s: string(data), track: !opts.NoPaths}
 	sc := scratchPool.Get().(*scratch)
+	obj, paths, nulls, ok = decodeWith(sc, data, s, opts, dst)
+	scratchPool.Put(sc)
+	return obj, paths, nulls, ok
+}
+
+// decodeWith is JSONNulls with the scratch sc, which it leaves emptied.
+func decodeWith(sc *scratch, data []byte, s *schema.Schema, opts Options, dst []string) (obj map[string]any, paths []string, nulls, ok bool) {
+	d := decoder{s: string(data), track: !opts.NoPaths}
 	d.take(sc)
 	defer d.give(sc)
 	if d.path == nil {
@@ -93,12 +100,16 @@ func (d *decoder) take(sc *scratch) {
 	d.ptext, d.pseg, d.ptxt, d.ends, d.buf = sc.ptext, sc.pseg, sc.ptxt, sc.ends, sc.buf
 }
 
-// give puts d's scratch back in sc, emptied, and sc in the pool.
+// give puts d's scratch back in sc, emptied.
 func (d *decoder) give(sc *scratch) {
-	sc.path = reuse(d.path)
-	sc.members = reuse(d.members)
-	sc.elems = reuse(d.elems)
-	sc.keys = reuse(d.keys)
+	if d.bad {
+		// A give-up can leave elements anywhere below the capacities.
+		d.hw = marks{cap(d.path), cap(d.members), cap(d.elems), cap(d.keys)}
+	}
+	sc.path = reuse(d.path, d.hw.path)
+	sc.members = reuse(d.members, d.hw.members)
+	sc.elems = reuse(d.elems, d.hw.elems)
+	sc.keys = reuse(d.keys, d.hw.keys)
 	sc.ptext = reuseFlat(d.ptext)
 	sc.pseg = reuseFlat(d.pseg)
 	sc.ends = reuseFlat(d.ends)
@@ -107,19 +118,30 @@ func (d *decoder) give(sc *scratch) {
 		sc.ptxt = nil
 	}
 	sc.buf = reuseFlat(d.buf)
-	scratchPool.Put(sc)
 }
 
-// reuse empties s for the next call: its elements are zeroed up to its
-// capacity (a give-up can leave elements above its length), and it is
-// dropped when it has grown large.
-func reuse[S ~[]E, E any](s S) S {
+// reuse empties s for the next call: its elements are zeroed up to hw, the
+// most it held during the call (those above were zeroed when it was put
+// back before), and it is dropped when it has grown large.
+func reuse[S ~[]E, E any](s S, hw int) S {
 	if cap(s) > maxScratch {
 		return nil
 	}
-	s = s[:cap(s)]
-	clear(s)
+	clear(s[:max(hw, len(s))])
 	return s[:0]
+}
+
+// marks are the most elements each stack of a decoder held: what give
+// zeroes. A stack's length is taken where it is cut back, which every
+// element pushed reaches unless the call gives up.
+type marks struct {
+	path, members, elems, keys int
+}
+
+// popKeys cuts d.keys back to mark.
+func (d *decoder) popKeys(mark int) {
+	d.hw.keys = max(d.hw.keys, len(d.keys))
+	d.keys = d.keys[:mark]
 }
 
 // reuseFlat is reuse for elements without pointers, which need no zeroing.
@@ -174,6 +196,7 @@ type decoder struct {
 	// find duplicates among keys that are not put in a map.
 	keys []string
 	buf  []byte // scratch for unescaping
+	hw   marks
 }
 
 // fail gives up: every loop stops at the end of the input.
@@ -332,6 +355,7 @@ func (d *decoder) mapFrom(mark int) map[string]any {
 	if len(m) != len(ms) {
 		d.fail()
 	}
+	d.hw.members = max(d.hw.members, len(d.members))
 	d.members = d.members[:mark]
 	return m
 }
@@ -341,6 +365,7 @@ func (d *decoder) mapFrom(mark int) map[string]any {
 func (d *decoder) sliceFrom(mark int) any {
 	out := make([]any, len(d.elems)-mark)
 	copy(out, d.elems[mark:])
+	d.hw.elems = max(d.hw.elems, len(d.elems))
 	d.elems = d.elems[:mark]
 	return d.box.Slice(out)
 }
@@ -411,6 +436,7 @@ func less(x, y []byte) bool {
 // pop leaves the last segment of d.path.
 func (d *decoder) pop() {
 	n := len(d.path) - 1
+	d.hw.path = max(d.hw.path, n+1)
 	d.path = d.path[:n]
 	d.nr = min(d.nr, n)
 }
@@ -510,7 +536,7 @@ func (d *decoder) object(s *schema.Schema, emb bool) any {
 			break
 		}
 	}
-	d.keys = d.keys[:mark]
+	d.popKeys(mark)
 	return m
 }
 
@@ -544,7 +570,7 @@ func (d *decoder) largeObject(s, addl *schema.Schema, emb, addlSet bool) any {
 			break
 		}
 	}
-	d.keys = d.keys[:kmark]
+	d.popKeys(kmark)
 	return d.mapFrom(mark)
 }
 
@@ -656,7 +682,7 @@ func (d *decoder) all() any {
 					break
 				}
 			}
-			d.keys = d.keys[:mark]
+			d.popKeys(mark)
 		}
 		return map[string]any{}
 	case '[':
@@ -746,7 +772,7 @@ func (d *decoder) skip() {
 				break
 			}
 		}
-		d.keys = d.keys[:mark]
+		d.popKeys(mark)
 	case '[':
 		if !d.enter() || !d.first(']') {
 			return

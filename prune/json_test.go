@@ -353,3 +353,47 @@ func TestJSONPathOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestJSONScratchEmptied checks that a call leaves its scratch holding no
+// value: every element of the stacks, up to their capacities, is zero
+// after calls that decode, that give up half-way and that decode less than
+// the call before, so that the pool keeps nothing alive.
+func TestJSONScratchEmptied(t *testing.T) {
+	s := mustCompile(t, []byte(`{"type":"object","properties":{"spec":{"type":"object","properties":{
+		"list":{"type":"array","items":{"type":"object","x-kubernetes-preserve-unknown-fields":true,"properties":{"a":{}}}}}}}}`))
+	var wide strings.Builder
+	wide.WriteString(`{"spec":{"list":[{"m":{`)
+	for i := range 40 {
+		fmt.Fprintf(&wide, `"k%d":[%d,"v",{"x":{"y":1}}],`, i, i)
+	}
+	wide.WriteString(`"z":1}},{"a":{"u":[1,2]},"b":2}]},"gone":{"p":{"q":1,"r":2}}}`)
+	calls := []string{
+		wide.String(),
+		`{"spec":{"list":[{"a":1}]}}`,
+		wide.String()[:len(wide.String())/2],
+		`{"spec":{"list":[{"m":{"x":1,"x":2}}]}}`,
+		`{"gone":{"a":1,"b":{"c":1,"c":2}}}`,
+		`{}`,
+	}
+	sc := new(scratch)
+	for _, c := range calls {
+		decodeWith(sc, []byte(c), s, Options{Root: true}, nil)
+		zero := func(name string, n int, isZero func(i int) bool) {
+			for i := range n {
+				if !isZero(i) {
+					t.Fatalf("after JSON(%.40s...) the scratch's %s[%d] is not zero", c, name, i)
+				}
+			}
+		}
+		zero("path", cap(sc.path), func(i int) bool { return sc.path[:cap(sc.path)][i] == seg{} })
+		zero("members", cap(sc.members), func(i int) bool { return sc.members[:cap(sc.members)][i] == member{} })
+		zero("elems", cap(sc.elems), func(i int) bool { return sc.elems[:cap(sc.elems)][i] == nil })
+		zero("keys", cap(sc.keys), func(i int) bool { return sc.keys[:cap(sc.keys)][i] == "" })
+		if len(sc.path)+len(sc.members)+len(sc.elems)+len(sc.keys) != 0 {
+			t.Fatalf("after JSON(%.40s...) the scratch's stacks are not empty", c)
+		}
+	}
+	if cap(sc.members) == 0 || cap(sc.elems) == 0 || cap(sc.keys) == 0 || cap(sc.path) == 0 {
+		t.Fatal("the calls did not use every stack")
+	}
+}

@@ -1316,7 +1316,7 @@ func (v *validator) invalid(name string, value any, msg string) {
 
 func (v *validator) typeError(typ, value string) {
 	name := v.at.koName()
-	msg := fmt.Sprintf("%s in body must be of type %s: %q", name, typ, value)
+	msg := name + " in body must be of type " + typ + ": " + strconv.Quote(value)
 	v.add(msg, &Error{Type: ErrorTypeTypeInvalid, Field: v.field(name), BadValue: value, Detail: msg})
 }
 
