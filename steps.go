@@ -504,33 +504,75 @@ const maxWalkDepth = 10000
 // produce.
 func newInvalid(gk runtimeschema.GroupKind, name string, errs field.ErrorList) *apierrors.StatusError {
 	causes := make([]metav1.StatusCause, 0, len(errs))
+	size := 0
 	for _, e := range errs {
-		causes = append(causes, metav1.StatusCause{Type: metav1.CauseType(e.Type), Message: errorBody(e), Field: e.Field})
+		c := metav1.StatusCause{Type: metav1.CauseType(e.Type), Message: errorBody(e), Field: e.Field}
+		causes = append(causes, c)
+		size += len(c.Field) + len(c.Message) + 4
 	}
 	msg := gk.String() + " " + strconv.Quote(name) + " is invalid"
-	if len(errs) > 0 {
-		seen := make(map[string]bool, len(errs))
-		var b strings.Builder
-		n := 0
-		for i := range errs {
-			// e.Error(), without formatting the body a second time.
-			text := causes[i].Field + ": " + causes[i].Message
-			if seen[text] {
-				continue
-			}
-			seen[text] = true
-			if n > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteString(text)
-			n++
-		}
-		if n == 1 {
-			msg += ": " + b.String()
-		} else {
-			msg += ": [" + b.String() + "]"
-		}
+	if len(errs) == 0 {
+		return statusInvalid(gk, name, msg, causes)
 	}
+	// The server's message lists e.Error() ("field: body") of each cause
+	// once, in order. Each text is written to b; one already there is
+	// taken back out. Few causes are compared with the texts before them,
+	// many looked up in a set.
+	b := make([]byte, 0, size)
+	var endsBuf [32]int
+	ends := endsBuf[:0] // where each text kept ends in b
+	var seen map[string]bool
+	n := 0
+	for _, c := range causes {
+		lo := len(b)
+		if n > 0 {
+			b = append(b, ", "...)
+		}
+		from := len(b)
+		b = append(b, c.Field...)
+		b = append(b, ": "...)
+		b = append(b, c.Message...)
+		text := b[from:]
+		dup := false
+		if seen == nil && n < 32 {
+			prev := 0
+			for _, end := range ends {
+				if string(b[prev:end]) == string(text) {
+					dup = true
+					break
+				}
+				prev = end + len(", ")
+			}
+		} else {
+			if seen == nil {
+				seen = make(map[string]bool, 2*len(ends))
+				prev := 0
+				for _, end := range ends {
+					seen[string(b[prev:end])] = true
+					prev = end + len(", ")
+				}
+			}
+			dup = seen[string(text)]
+			if !dup {
+				seen[string(text)] = true
+			}
+		}
+		if dup {
+			b = b[:lo]
+			continue
+		}
+		ends = append(ends, len(b))
+		n++
+	}
+	if n == 1 {
+		msg += ": " + string(b)
+	} else {
+		msg += ": [" + string(b) + "]"
+	}
+	return statusInvalid(gk, name, msg, causes)
+}
+
+func statusInvalid(gk runtimeschema.GroupKind, name, msg string, causes []metav1.StatusCause) *apierrors.StatusError {
 	return &apierrors.StatusError{ErrStatus: metav1.Status{
 		Status:  metav1.StatusFailure,
 		Code:    http.StatusUnprocessableEntity,

@@ -55,6 +55,7 @@ func JSONNulls(data []byte, s *schema.Schema, opts Options, dst []string) (obj m
 // decodeWith is JSONNulls with the scratch sc, which it leaves emptied.
 func decodeWith(sc *scratch, data []byte, s *schema.Schema, opts Options, dst []string) (obj map[string]any, paths []string, nulls, ok bool) {
 	d := decoder{s: string(data), track: !opts.NoPaths}
+	d.box.Hint(len(data))
 	d.take(sc)
 	defer d.give(sc)
 	if d.path == nil {
