@@ -368,6 +368,7 @@ func (d *decoder) sliceFrom(mark int) any {
 	copy(out, d.elems[mark:])
 	d.hw.elems = max(d.hw.elems, len(d.elems))
 	d.elems = d.elems[:mark]
+	d.box.Pos = d.i
 	return d.box.Slice(out)
 }
 
@@ -797,7 +798,9 @@ func (d *decoder) skip() {
 func (d *decoder) scalar() any {
 	switch d.peek() {
 	case '"':
-		return d.box.String(d.str())
+		str := d.str()
+		d.box.Pos = d.i
+		return d.box.String(str)
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
 		return d.number(true)
 	}
@@ -877,6 +880,7 @@ func (d *decoder) number(value bool) any {
 	}
 	lit := s[d.i:j]
 	d.i = j
+	d.box.Pos = j
 	if !frac && !exp && digits <= 18 {
 		if !value {
 			return nil

@@ -57,20 +57,14 @@ func iface(typ, p unsafe.Pointer) (v any) {
 	return v
 }
 
-// Chunk sizes: the first chunk of each kind is small, so that a small
-// object wastes little, and each next one twice the size of the last, up
-// to maxChunk. Hint sizes the first chunks of strings and slices.
+// Chunk sizes: between minChunk and maxChunk values. Without a Hint each
+// chunk is twice the size of the last, from minChunk; with one, the next
+// chunk is what the rest of the input probably needs (next).
 const (
 	minChunk = 4
 	maxChunk = 512
+	firstMax = 16 // a first chunk sized by Hint, before the density is known
 )
-
-func grow(n, first int) int {
-	if n == 0 {
-		return max(first, minChunk)
-	}
-	return min(2*n, maxChunk)
-}
 
 // Slab boxes values into chunks. The zero Slab is ready to use.
 type Slab struct {
@@ -78,20 +72,47 @@ type Slab struct {
 	ints   []int64
 	floats []float64
 	slices [][]any
-	// The sizes of the first chunks of strings and slices (Hint).
-	firstStrs, firstSlices int
+	// Pos is where the reader of the input is (Hint): a decoder sets it
+	// before it boxes a value.
+	Pos int
+	n   int // the input's length (Hint); 0 without one
+	// How many values of each kind the chunks filled so far held.
+	nstrs, nints, nfloats, nslices int
 }
 
-// Hint sizes the first chunks for decoding n bytes of JSON. Kubernetes
-// objects (the corpus, written compactly) hold one non-empty string in
-// every 25 to 55 bytes and one array in every 60 to 300: the first chunks
-// hold one string for every 20 bytes and one slice for every 96, so that
-// most objects fill one chunk of each, wasting a few slots, rather than
-// start a second (a chunk too small costs an allocation and, as the next
-// is twice its size, wastes more than the first chunk would have).
+// Hint tells b that it boxes the values of n bytes of JSON, read by a
+// decoder that keeps b.Pos at its position: each chunk then holds about as many
+// values as the rest of the input will need, if it goes on as it went (the
+// values so far for the bytes so far), rather than double the last. So an
+// object with few values wastes few slots, and one with many takes few
+// chunks; bodies with pruned or preserved parts, whose density differs from
+// the kept values', are estimated from what they actually hold. The first
+// chunks, before anything is known, are sized for one string in 20 bytes
+// and one array in 96 (Kubernetes objects written compactly, the corpus,
+// hold a string in 25 to 55 bytes, an array in 60 to 300), at most 16.
 func (b *Slab) Hint(n int) {
-	b.firstStrs = min(n/20, maxChunk)
-	b.firstSlices = min(n/96, maxChunk)
+	b.n = n
+}
+
+// next is the size of the next chunk of a kind of which done values were
+// boxed; first is the first chunk's size with a Hint, per byte of input.
+func (b *Slab) next(done, last, bytesPer int) int {
+	switch {
+	case b.n == 0:
+		if last == 0 {
+			return minChunk
+		}
+		return min(2*last, maxChunk)
+	case done == 0:
+		return min(max(b.n/bytesPer, minChunk), firstMax)
+	}
+	at := max(b.Pos, 1)
+	rest := max(b.n-at, 0)
+	// done*rest/at, rounded up, with a quarter more for the estimate's
+	// error; both factors are below maxChunk-sized bounds in practice, and
+	// the product is capped before it could overflow.
+	est := min(rest, 1<<31) * 5 / 4 * min(done, 1<<31) / at
+	return min(max(est+1, minChunk), maxChunk)
 }
 
 // String returns s as an interface.
@@ -100,7 +121,8 @@ func (b *Slab) String(s string) any {
 		return ""
 	}
 	if len(b.strs) == cap(b.strs) {
-		b.strs = make([]string, 0, grow(cap(b.strs), b.firstStrs))
+		b.nstrs += len(b.strs)
+		b.strs = make([]string, 0, b.next(b.nstrs, cap(b.strs), 20))
 	}
 	b.strs = append(b.strs, s)
 	return iface(stringType, unsafe.Pointer(&b.strs[len(b.strs)-1]))
@@ -112,7 +134,8 @@ func (b *Slab) Int64(i int64) any {
 		return i // the runtime boxes these without allocating
 	}
 	if len(b.ints) == cap(b.ints) {
-		b.ints = make([]int64, 0, grow(cap(b.ints), 0))
+		b.nints += len(b.ints)
+		b.ints = make([]int64, 0, b.next(b.nints, cap(b.ints), 1<<30))
 	}
 	b.ints = append(b.ints, i)
 	return iface(int64Type, unsafe.Pointer(&b.ints[len(b.ints)-1]))
@@ -124,7 +147,8 @@ func (b *Slab) Float64(f float64) any {
 		return f
 	}
 	if len(b.floats) == cap(b.floats) {
-		b.floats = make([]float64, 0, grow(cap(b.floats), 0))
+		b.nfloats += len(b.floats)
+		b.floats = make([]float64, 0, b.next(b.nfloats, cap(b.floats), 1<<30))
 	}
 	b.floats = append(b.floats, f)
 	return iface(floatType, unsafe.Pointer(&b.floats[len(b.floats)-1]))
@@ -133,7 +157,8 @@ func (b *Slab) Float64(f float64) any {
 // Slice returns s as an interface.
 func (b *Slab) Slice(s []any) any {
 	if len(b.slices) == cap(b.slices) {
-		b.slices = make([][]any, 0, grow(cap(b.slices), b.firstSlices))
+		b.nslices += len(b.slices)
+		b.slices = make([][]any, 0, b.next(b.nslices, cap(b.slices), 96))
 	}
 	b.slices = append(b.slices, s)
 	return iface(sliceType, unsafe.Pointer(&b.slices[len(b.slices)-1]))

@@ -137,19 +137,42 @@ func TestSlabAllocs(t *testing.T) {
 	if allocs > 8 {
 		t.Errorf("1,000 boxed int64s cost %v allocations, want at most 8", allocs)
 	}
-	hinted := testing.AllocsPerRun(20, func() {
+	// With a Hint, chunks follow the density of the input: 1,000 strings
+	// evenly spread over 20,000 bytes take a chunk of 16, then one sized
+	// for the rest (at most 512), and so on; without one, each chunk
+	// doubles the last.
+	for _, tc := range []struct {
+		n, every, strings, want int
+	}{
+		{20000, 20, 1000, 4},    // 16, then chunks of 512 and the rest
+		{20000, 200, 100, 2},    // 16, then one for the remaining 84 or so
+		{100, 25, 4, 1},         // one chunk of 5
+		{400000, 40, 10000, 22}, // 16, then chunks of 512
+	} {
+		hinted := testing.AllocsPerRun(10, func() {
+			var b Slab
+			b.Hint(tc.n)
+			for i := range tc.strings {
+				b.Pos = i * tc.every
+				_ = b.String("s")
+			}
+		})
+		if hinted > float64(tc.want) {
+			t.Errorf("%d strings, one in %d of %d bytes, after Hint cost %v allocations, want at most %d", tc.strings, tc.every, tc.n, hinted, tc.want)
+		}
 		var b Slab
-		b.Hint(2000)
-		for i := range 100 {
+		b.Hint(tc.n)
+		slots := 0
+		for i := range tc.strings {
+			b.Pos = i * tc.every
 			_ = b.String("s")
-			if i < 20 {
-				_ = b.Slice(nil)
+			if len(b.strs) == 1 {
+				slots += cap(b.strs)
 			}
 		}
-	})
-	// One chunk of 100 strings and one of 20 slices.
-	if hinted != 2 {
-		t.Errorf("100 strings and 20 slices after Hint(2000) cost %v allocations, want 2", hinted)
+		if slots > tc.strings+tc.strings/4+minChunk+firstMax {
+			t.Errorf("%d strings, one in %d of %d bytes, took chunks of %d slots", tc.strings, tc.every, tc.n, slots)
+		}
 	}
 	small := testing.AllocsPerRun(20, func() {
 		var b Slab
