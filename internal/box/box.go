@@ -5,9 +5,10 @@
 // allocates a copy of the value for the interface to point to (the runtime
 // skips this only for small integers, zero and the empty string). A decoder
 // that boxes thousands of values pays one allocation for each. A Slab
-// instead copies the values into chunks ([]string, []int64, ... of a few
-// dozen to a thousand elements) and makes each interface point to its
-// element, so a chunk costs one allocation for all the values in it.
+// instead copies the values into chunks ([]string, []int64, ... of 4 to
+// 512 elements, sized by what the input probably holds: Hint) and makes
+// each interface point to its element, so a chunk costs one allocation for
+// all the values in it.
 //
 // The interfaces are ordinary ones: the garbage collector follows their
 // data pointer into the chunk (an interior pointer) and keeps the whole
@@ -81,8 +82,8 @@ type Slab struct {
 }
 
 // Hint tells b that it boxes the values of n bytes of JSON, read by a
-// decoder that keeps b.Pos at its position: each chunk then holds about as many
-// values as the rest of the input will need, if it goes on as it went (the
+// decoder that keeps b.Pos at its position: each chunk then holds about
+// as many values as the rest of the input will need, if it goes on as it went (the
 // values so far for the bytes so far), rather than double the last. So an
 // object with few values wastes few slots, and one with many takes few
 // chunks; bodies with pruned or preserved parts, whose density differs from
@@ -95,7 +96,8 @@ func (b *Slab) Hint(n int) {
 }
 
 // next is the size of the next chunk of a kind of which done values were
-// boxed; first is the first chunk's size with a Hint, per byte of input.
+// boxed in chunks before one of last slots; with a Hint, the first chunk
+// holds one value per bytesPer bytes of input.
 func (b *Slab) next(done, last, bytesPer int) int {
 	switch {
 	case b.n == 0:
