@@ -326,3 +326,15 @@ func (m *matcher) MatchString(s string) bool {
 	}
 	return m.atEnd[st]
 }
+
+// Matcher returns re.MatchString, answered by an automaton built from re
+// where one can be (one pass over the string, a table lookup per rune, no
+// backtracking or thread simulation) and by re itself elsewhere. Building
+// the automaton costs about as much as compiling re again, so callers build
+// it once, where they compile re. The result is safe for concurrent use.
+func Matcher(re *regexp.Regexp) func(string) bool {
+	if m := compileMatcher(re); m != nil {
+		return m.MatchString
+	}
+	return re.MatchString
+}

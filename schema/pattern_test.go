@@ -140,6 +140,26 @@ func TestMatcher(t *testing.T) {
 	}
 }
 
+// TestMatcherFunc checks Matcher against the regexp, for patterns with an
+// automaton and for those without one (which it answers with the regexp).
+func TestMatcherFunc(t *testing.T) {
+	pats := append(append(corpusPatterns(t), matcherPatterns...), matcherNil...)
+	pats = append(pats, `^(?:[-A-Za-z0-9/._~!$&'()*+,;=:@]|[%][0-9a-fA-F]{2})+$`) // Gateway API's path rule
+	strs := []string{"", "/", "/foo/bar", "/a%2Fb", "/a%zz", "a b", "é", "\xff", "abc-1.x", "x\ny", "/..", "Hello World"}
+	for _, p := range pats {
+		re, err := regexp.Compile(p)
+		if err != nil {
+			continue
+		}
+		match := Matcher(re)
+		for _, s := range strs {
+			if got, want := match(s), re.MatchString(s); got != want {
+				t.Errorf("Matcher(%q)(%q) = %v, want %v", p, s, got, want)
+			}
+		}
+	}
+}
+
 // TestMatcherValidate checks that a schema's pattern goes through the
 // automaton and reports what the regexp reports.
 func TestMatcherValidate(t *testing.T) {
