@@ -83,8 +83,9 @@ type Slab struct {
 
 // Hint tells b that it boxes the values of n bytes of JSON, read by a
 // decoder that keeps b.Pos at its position: each chunk then holds about
-// as many values as the rest of the input will need, if it goes on as it went (the
-// values so far for the bytes so far), rather than double the last. So an
+// as many values as the rest of the input will need if it goes on as it
+// went (the values so far for the bytes so far), rather than double the
+// last. So an
 // object with few values wastes few slots, and one with many takes few
 // chunks; bodies with pruned or preserved parts, whose density differs from
 // the kept values', are estimated from what they actually hold. The first
@@ -110,9 +111,8 @@ func (b *Slab) next(done, last, bytesPer int) int {
 	}
 	at := max(b.Pos, 1)
 	rest := max(b.n-at, 0)
-	// done*rest/at, rounded up, with a quarter more for the estimate's
-	// error; both factors are below maxChunk-sized bounds in practice, and
-	// the product is capped before it could overflow.
+	// done*rest/at, with a quarter more (and one) for the estimate's
+	// error; both factors are capped so that the product cannot overflow.
 	est := min(rest, 1<<31) * 5 / 4 * min(done, 1<<31) / at
 	return min(max(est+1, minChunk), maxChunk)
 }
