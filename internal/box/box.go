@@ -85,9 +85,8 @@ type Slab struct {
 // decoder that keeps b.Pos at its position: each chunk then holds about
 // as many values as the rest of the input will need if it goes on as it
 // went (the values so far for the bytes so far), rather than double the
-// last. So an
-// object with few values wastes few slots, and one with many takes few
-// chunks; bodies with pruned or preserved parts, whose density differs from
+// last. So an object with few values wastes few slots, and one with many
+// takes few chunks; bodies with pruned or preserved parts, whose density differs from
 // the kept values', are estimated from what they actually hold. The first
 // chunks, before anything is known, are sized for one string in 20 bytes
 // and one array in 96 (Kubernetes objects written compactly, the corpus,
