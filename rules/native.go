@@ -148,13 +148,21 @@ func typeOf(n *node, memo map[*node]*ntype) *ntype {
 	return t
 }
 
-// nval is a native value; its type says which fields hold it. It is kept
-// to five words so that closures return it in registers.
+// nval is a native value; its type says which field holds it. It is kept
+// to three words: the compiler keeps a struct of at most four words in
+// registers (five words went through the stack at every closure return,
+// with stalls on the copies), and a string from an object is its value
+// as the object holds it, without boxing it again.
 type nval struct {
-	i int64  // tInt, tDuration; tBool: 1 or 0
-	s string // tString
-	x any    // []any (tList), map[string]any (tObject, tMap), []nval (tBuilt)
+	i int64 // tInt, tDuration; tBool: 1 or 0
+	x any   // string (tString), []any (tList), map[string]any (tObject, tMap), []nval (tBuilt)
 }
+
+// str is a tString value's string.
+func (v nval) str() string { s, _ := v.x.(string); return s }
+
+// sval is the tString value s.
+func sval(s string) nval { return nval{x: s} }
 
 func nb(b bool) nval {
 	if b {
@@ -172,8 +180,10 @@ func (v nval) l() []nval { l, _ := v.x.([]nval); return l }
 func conv(v any, t *ntype) (nval, bool) {
 	switch t.k {
 	case tString:
-		s, ok := v.(string)
-		return nval{s: s}, ok
+		if _, ok := v.(string); ok {
+			return nval{x: v}, true // v itself: boxing the string again would allocate
+		}
+		return nval{}, false
 	case tInt:
 		switch x := v.(type) {
 		case int64:
@@ -354,7 +364,7 @@ func (c *ncomp) expr1(e celast.Expr) *nexpr {
 		case types.Int:
 			return constant(typeInt, nval{i: int64(v)})
 		case types.String:
-			return constant(typeString, nval{s: string(v)})
+			return constant(typeString, sval(string(v)))
 		}
 		return nil
 	case celast.IdentKind:
@@ -546,14 +556,14 @@ func eqVal(k tkind, a, b nval) bool {
 	case tBool:
 		return a.i == b.i
 	case tString:
-		return a.s == b.s
+		return a.str() == b.str()
 	}
 	return a.i == b.i
 }
 
 func cmpVal(k tkind, a, b nval) int {
 	if k == tString {
-		return strings.Compare(a.s, b.s)
+		return strings.Compare(a.str(), b.str())
 	}
 	switch {
 	case a.i < b.i:
@@ -665,10 +675,10 @@ func (c *ncomp) call(ex celast.Expr) *nexpr {
 		}
 		if x := args[1].lit; x != nil {
 			if k == tString {
-				cs := x.s
+				cs := x.str()
 				return &nexpr{t: typeBool, f: func(e *nenv) (nval, bool) {
 					a, ok := l(e)
-					return nb((a.s == cs) != neg), ok
+					return nb((a.str() == cs) != neg), ok
 				}}
 			}
 			ci := x.i
@@ -788,11 +798,11 @@ func (c *ncomp) call(ex celast.Expr) *nexpr {
 		if x := args[1].lit; x != nil && k == tString {
 			var cs []string
 			for _, v := range x.l() {
-				cs = append(cs, v.s)
+				cs = append(cs, v.str())
 			}
 			return &nexpr{t: typeBool, f: func(e *nenv) (nval, bool) {
 				a, ok := l(e)
-				return nb(ok && slices.Contains(cs, a.s)), ok
+				return nb(ok && slices.Contains(cs, a.str())), ok
 			}}
 		}
 		return &nexpr{t: typeBool, f: func(e *nenv) (nval, bool) {
@@ -835,7 +845,7 @@ func (c *ncomp) call(ex celast.Expr) *nexpr {
 			if !ok {
 				return nval{}, false
 			}
-			v, ok := m.x.(map[string]any)[a.s]
+			v, ok := m.x.(map[string]any)[a.str()]
 			if !ok {
 				return nb(false), true
 			}
@@ -848,7 +858,7 @@ func (c *ncomp) call(ex celast.Expr) *nexpr {
 		f := args[0].f
 		return &nexpr{t: typeInt, f: func(e *nenv) (nval, bool) {
 			v, ok := f(e)
-			return nval{i: int64(utf8.RuneCountInString(v.s))}, ok
+			return nval{i: int64(utf8.RuneCountInString(v.str()))}, ok
 		}}
 	case "size_list", "list_size":
 		if len(args) != 1 || (args[0].t.k != tList && args[0].t.k != tBuilt) {
@@ -889,10 +899,10 @@ func (c *ncomp) call(ex celast.Expr) *nexpr {
 		}
 		l, r := args[0].f, args[1].f
 		if x := args[1].lit; x != nil {
-			cs := x.s
+			cs := x.str()
 			return &nexpr{t: typeBool, f: func(e *nenv) (nval, bool) {
 				a, ok := l(e)
-				return nb(ok && test(a.s, cs)), ok
+				return nb(ok && test(a.str(), cs)), ok
 			}}
 		}
 		return &nexpr{t: typeBool, f: func(e *nenv) (nval, bool) {
@@ -904,7 +914,7 @@ func (c *ncomp) call(ex celast.Expr) *nexpr {
 			if !ok {
 				return nval{}, false
 			}
-			return nb(test(a.s, b.s)), true
+			return nb(test(a.str(), b.str())), true
 		}}
 	case "matches_string", "matches":
 		if len(argx) != 2 || args[0] == nil || args[0].t.k != tString || argx[1].Kind() != celast.LiteralKind {
@@ -926,14 +936,14 @@ func (c *ncomp) call(ex celast.Expr) *nexpr {
 			if !ok {
 				return nval{}, false
 			}
-			return nb(match(v.s)), true
+			return nb(match(v.str())), true
 		}}
 	case "string_to_duration":
 		if !want(1, tString) {
 			return nil
 		}
 		if x := args[0]; x.lit != nil {
-			d, err := time.ParseDuration(x.lit.s)
+			d, err := time.ParseDuration(x.lit.str())
 			if err != nil {
 				return nil
 			}
@@ -945,7 +955,7 @@ func (c *ncomp) call(ex celast.Expr) *nexpr {
 			if !ok {
 				return nval{}, false
 			}
-			d, err := time.ParseDuration(v.s)
+			d, err := time.ParseDuration(v.str())
 			if err != nil {
 				return nval{}, false
 			}
@@ -977,8 +987,8 @@ func (c *ncomp) call(ex celast.Expr) *nexpr {
 			if !ok {
 				return nval{}, false
 			}
-			s, ok := lowerASCII(v.s)
-			return nval{s: s}, ok
+			s, ok := lowerASCII(v.str())
+			return sval(s), ok
 		}}
 	case "string_substring_int", "string_substring_int_int":
 		if len(args) < 2 || args[0].t.k != tString || args[1].t.k != tInt || len(args) == 3 && args[2].t.k != tInt {
@@ -1006,8 +1016,8 @@ func (c *ncomp) call(ex celast.Expr) *nexpr {
 				}
 				end = b.i
 			}
-			s, ok := substring(v.s, a.i, end, bf != nil)
-			return nval{s: s}, ok
+			s, ok := substring(v.str(), a.i, end, bf != nil)
+			return sval(s), ok
 		}}
 	case "index_map":
 		if !want(2, tMap, tString) || args[0].t.elem == nil {
@@ -1023,7 +1033,7 @@ func (c *ncomp) call(ex celast.Expr) *nexpr {
 			if !ok {
 				return nval{}, false
 			}
-			v, ok := m.x.(map[string]any)[k.s]
+			v, ok := m.x.(map[string]any)[k.str()]
 			if !ok || v == nil {
 				return nval{}, false
 			}
@@ -1119,7 +1129,7 @@ func (c *ncomp) comprehension(cx celast.ComprehensionExpr) *nexpr {
 		}
 		if rt.k == tMap {
 			for k := range r.x.(map[string]any) {
-				more, ok := fd.next(e, nval{s: k}, &accu)
+				more, ok := fd.next(e, sval(k), &accu)
 				if !ok {
 					return nval{}, false
 				}
