@@ -237,6 +237,7 @@ func convertible(v any, n *node, memo map[*node]*ntype) bool {
 type nenv struct {
 	self, old any
 	slots     []nval // comprehension variables
+	running   bool   // a native program is being evaluated (see fastWalk)
 }
 
 type nfn func(e *nenv) (nval, bool)
@@ -250,19 +251,28 @@ type nativeProg struct {
 
 // run evaluates the rule on self (and old, for oldSelf) in e (reused by
 // the rules of one call: every slot is written before it is read) and
-// reports whether it is sure the rule holds.
+// reports whether it is sure the rule holds. It does not recover from a
+// panic (a bug here, never expected): the walk that calls it does, once
+// per call rather than once per rule (Validator.fastWalk), and sees from
+// e.running that the panic is the native program's.
 func (p *nativeProg) run(e *nenv, self, old any) bool {
-	v, ok := p.eval(e, self, old)
-	return ok && v
+	if len(e.slots) < p.slots {
+		e.slots = make([]nval, p.slots)
+	}
+	e.self, e.old = self, old
+	e.running = true
+	r, ok := p.f(e)
+	e.running = false
+	return ok && r.b()
 }
 
-// eval evaluates the rule: ok says whether the native program is sure cel-go
-// gives v (and no error).
+// eval evaluates the rule as run does, for the nativeCheck hook: ok says
+// whether the native program is sure cel-go gives v (and no error). A
+// panic is "not sure".
 func (p *nativeProg) eval(e *nenv, self, old any) (v, ok bool) {
 	if len(e.slots) < p.slots {
 		e.slots = make([]nval, p.slots)
 	}
-	// A panic (a bug here, never expected) is "not sure": cel-go decides.
 	defer func() {
 		if recover() != nil {
 			nativePanics.Add(1)

@@ -267,3 +267,47 @@ func TestNativeCancelled(t *testing.T) {
 		t.Fatalf("cancelled: %q, want %q", fieldErrTexts(got), fieldErrTexts(want))
 	}
 }
+
+// TestNativePanicFallsBack checks what happens when a native program
+// panics (a bug, never expected): the walk recovers, counts it, and the
+// call gives the tracked path's answer with cel-go alone; the native
+// program panics only once per call, as the walk does not go on.
+func TestNativePanicFallsBack(t *testing.T) {
+	rs, _ := json.Marshal([]schema.ValidationRule{
+		{Rule: "self.s == 'a'", Message: "s must be a"},
+		{Rule: "self.i > 0", Message: "i must be positive"},
+	})
+	s, err := schema.CompileJSON([]byte(strings.Replace(nativeSchema, "RULES", string(rs), 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := Compile(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj, _ := decodeFuzzJSON(`{"spec":{"s":"b","i":1}}`)
+	want, _ := v.ValidateContext(context.Background(), obj, RuntimeBudget)
+	if len(want) != 1 {
+		t.Fatalf("tracked: %v", want)
+	}
+	errs, _, how := v.validateUntracked(context.Background(), obj, nil, RuntimeBudget)
+	if how != pathFast || errs.ToAggregate().Error() != want.ToAggregate().Error() {
+		t.Fatalf("before: path %d, %v", how, errs)
+	}
+	// The second rule's native program panics.
+	f := v.root.props[0].v.rules[1].fast.get()
+	if f.native == nil {
+		t.Fatal("no native program")
+	}
+	calls := 0
+	f.native.f = func(*nenv) (nval, bool) { calls++; panic("bug") }
+	before := nativePanics.Load()
+	defer func() { nativePanics.Store(before) }() // the corpus tests require 0
+	errs, _, how = v.validateUntracked(context.Background(), obj, nil, RuntimeBudget)
+	if how != pathFellBack || errs.ToAggregate().Error() != want.ToAggregate().Error() {
+		t.Errorf("after: path %d, %v; want the tracked path's %v", how, errs, want)
+	}
+	if n := nativePanics.Load() - before; n != 1 || calls != 1 {
+		t.Errorf("%d panics counted, %d calls; want 1 and 1", n, calls)
+	}
+}

@@ -410,6 +410,24 @@ const (
 	pathSizes           // a value is larger than the bounds assume: evaluated again tracked
 )
 
+// fastWalk is the walk of the fast path. It reports false when a native
+// program panicked (a bug, never expected; counted in nativePanics): what
+// the walk found is then thrown away and the caller evaluates everything
+// on the tracked path, with cel-go alone. A panic anywhere else is not
+// recovered.
+func (v *Validator) fastWalk(ctx context.Context, obj, old any, r ratchet, budget int64, out *result) (ok bool) {
+	defer func() {
+		if out.nenv != nil && out.nenv.running {
+			if recover() != nil {
+				nativePanics.Add(1)
+				out.nenv.running, ok = false, false
+			}
+		}
+	}()
+	v.root.validate(ctx, obj, old, r, budget, out.at(nil))
+	return true
+}
+
 func (v *Validator) validateUntracked(ctx context.Context, obj, old any, budget int64) (field.ErrorList, []string, int) {
 	if v == nil || v.root == nil {
 		return nil, nil, pathTracked
@@ -422,8 +440,7 @@ func (v *Validator) validateUntracked(ctx context.Context, obj, old any, budget 
 			r.cur = common.NewCorrelatedObject(obj, old, v.schema)
 		}
 		out := result{fast: true, oldToo: v.usesOldSelf}
-		v.root.validate(ctx, obj, old, r, budget, out.at(nil))
-		if !out.abort {
+		if v.fastWalk(ctx, obj, old, r, budget, &out) && !out.abort {
 			return out.errs, out.warnings, pathFast
 		}
 		how = pathFellBack
