@@ -308,6 +308,7 @@ type nexpr struct {
 	f    nfn
 	lit  *nval // a constant
 	self bool  // the self variable (fused into field selections)
+	slot int   // a comprehension variable: its slot + 1 (fused into field selections); 0 otherwise
 }
 
 // newNativeProg compiles the checked AST a of a rule on values of self, or
@@ -398,7 +399,7 @@ func (c *ncomp) ident(name string) *nexpr {
 				return nil // an empty literal's elements, or items native does not model
 			}
 			slot := s.slot
-			return &nexpr{t: s.t, f: func(e *nenv) (nval, bool) { return e.slots[slot], true }}
+			return &nexpr{t: s.t, slot: slot + 1, f: func(e *nenv) (nval, bool) { return e.slots[slot], true }}
 		}
 	}
 	t := c.self
@@ -439,6 +440,31 @@ func (c *ncomp) sel(s celast.SelectExpr) *nexpr {
 		}
 		child := cs.(*node)
 		memo := c.memo
+		if test && op.self {
+			return &nexpr{t: typeBool, f: func(e *nenv) (nval, bool) {
+				m, ok := e.self.(map[string]any)
+				if !ok {
+					return nval{}, false
+				}
+				v, ok := m[k]
+				if !ok || v == nil {
+					return nb(false), true
+				}
+				return nb(true), convertible(v, child, memo)
+			}}
+		}
+		if test && op.slot > 0 {
+			// A variable's value was converted (conv) when it was set: an
+			// object's is a map.
+			slot := op.slot - 1
+			return &nexpr{t: typeBool, f: func(e *nenv) (nval, bool) {
+				v, ok := e.slots[slot].x.(map[string]any)[k]
+				if !ok || v == nil {
+					return nb(false), true
+				}
+				return nb(true), convertible(v, child, memo)
+			}}
+		}
 		if test {
 			return &nexpr{t: typeBool, f: func(e *nenv) (nval, bool) {
 				o, ok := op.f(e)
@@ -463,6 +489,16 @@ func (c *ncomp) sel(s celast.SelectExpr) *nexpr {
 					return nval{}, false
 				}
 				v, ok := m[k]
+				if !ok || v == nil {
+					return nval{}, false
+				}
+				return conv(v, ct)
+			}}
+		}
+		if op.slot > 0 {
+			slot := op.slot - 1
+			return &nexpr{t: ct, f: func(e *nenv) (nval, bool) {
+				v, ok := e.slots[slot].x.(map[string]any)[k]
 				if !ok || v == nil {
 					return nval{}, false
 				}
@@ -735,6 +771,17 @@ func (c *ncomp) call(ex celast.Expr) *nexpr {
 			test = func(c int) bool { return c >= 0 }
 		}
 		l, r := args[0].f, args[1].f
+		if x := args[1].lit; x != nil && k != tString {
+			// An integer or a duration against a constant.
+			ci := x.i
+			return &nexpr{t: typeBool, f: func(e *nenv) (nval, bool) {
+				a, ok := l(e)
+				if !ok {
+					return nval{}, false
+				}
+				return nb(test(cmpVal(k, a, nval{i: ci}))), true
+			}}
+		}
 		return &nexpr{t: typeBool, f: func(e *nenv) (nval, bool) {
 			a, ok := l(e)
 			if !ok {
@@ -873,6 +920,9 @@ func (c *ncomp) call(ex celast.Expr) *nexpr {
 	case "size_list", "list_size":
 		if len(args) != 1 || (args[0].t.k != tList && args[0].t.k != tBuilt) {
 			return nil
+		}
+		if n := c.filterCount(argx[0]); n != nil {
+			return n
 		}
 		f, t := args[0].f, args[0].t
 		return &nexpr{t: typeInt, f: func(e *nenv) (nval, bool) {
@@ -1165,6 +1215,90 @@ func (c *ncomp) comprehension(cx celast.ComprehensionExpr) *nexpr {
 		e.slots[fd.accu] = accu
 		return resf(e)
 	}}
+}
+
+// filterCount compiles x, when it is a filter() over a list, to the number
+// of elements it keeps (an int) without building the list: what size()
+// of it is. The filter macro's comprehension starts from an empty list,
+// never stops early and adds the element when the predicate is true;
+// what is not sure here is what is not sure in comprehension (an element
+// not of its type, a predicate not sure).
+func (c *ncomp) filterCount(x celast.Expr) *nexpr {
+	if x.Kind() != celast.ComprehensionKind {
+		return nil
+	}
+	cx := x.AsComprehension()
+	if cx.HasIterVar2() || !isLit(cx.LoopCondition(), true) || !isEmptyList(cx.AccuInit()) || !isIdent(cx.Result(), cx.AccuVar()) {
+		return nil
+	}
+	// The step: pred ? accu + [iter] : accu.
+	st := cx.LoopStep()
+	if st.Kind() != celast.CallKind || st.AsCall().FunctionName() != "_?_:_" || len(st.AsCall().Args()) != 3 {
+		return nil
+	}
+	sa := st.AsCall().Args()
+	if !isIdent(sa[2], cx.AccuVar()) || sa[1].Kind() != celast.CallKind {
+		return nil
+	}
+	add := sa[1].AsCall()
+	if add.FunctionName() != "_+_" || len(add.Args()) != 2 || !isIdent(add.Args()[0], cx.AccuVar()) {
+		return nil
+	}
+	if l := add.Args()[1]; l.Kind() != celast.ListKind || len(l.AsList().Elements()) != 1 || len(l.AsList().OptionalIndices()) > 0 || !isIdent(l.AsList().Elements()[0], cx.IterVar()) {
+		return nil
+	}
+	rng := c.expr(cx.IterRange())
+	if rng == nil || (rng.t.k != tList && rng.t.k != tBuilt) || rng.t.elem == nil {
+		return nil
+	}
+	iterSlot := c.slots
+	c.slots++
+	depth := len(c.scopes)
+	c.scopes = append(c.scopes, nscope{cx.IterVar(), iterSlot, rng.t.elem})
+	pred := c.expr(sa[0])
+	c.scopes = c.scopes[:depth]
+	if pred == nil || pred.t.k != tBool {
+		return nil
+	}
+	rf, pf, rt := rng.f, pred.f, rng.t
+	return &nexpr{t: typeInt, f: func(e *nenv) (nval, bool) {
+		r, ok := rf(e)
+		if !ok {
+			return nval{}, false
+		}
+		var n int64
+		for i, l := 0, listLen(r, rt); i < l; i++ {
+			elem, ok := elemAt(r, rt, i)
+			if !ok {
+				return nval{}, false
+			}
+			e.slots[iterSlot] = elem
+			p, ok := pf(e)
+			if !ok {
+				return nval{}, false
+			}
+			if p.b() {
+				n++
+			}
+		}
+		return nval{i: n}, true
+	}}
+}
+
+func isLit(x celast.Expr, b bool) bool {
+	if x.Kind() != celast.LiteralKind {
+		return false
+	}
+	v, ok := x.AsLiteral().(types.Bool)
+	return ok && bool(v) == b
+}
+
+func isEmptyList(x celast.Expr) bool {
+	return x.Kind() == celast.ListKind && len(x.AsList().Elements()) == 0
+}
+
+func isIdent(x celast.Expr, name string) bool {
+	return x.Kind() == celast.IdentKind && x.AsIdent() == name
 }
 
 // fold is one comprehension's loop.

@@ -183,6 +183,20 @@ func TestNativeConstructs(t *testing.T) {
 		{"self.lo.all(l, has(l.x) && l.x.y == 'q')", `{"lo":[{"x":{"y":"q"}},{"name":"b"}]}`, "", no},
 		{"self.lo.filter(f, f.type == 'A').size() <= 1", `{"lo":[{"type":"A"},{"type":"B"}]}`, "", yes},
 		{"self.lo.filter(f, f.type == 'A').size() <= 1", `{"lo":[{"type":"A"},{"type":"A"}]}`, "", no},
+		{"self.lo.filter(f, f.type == 'A').size() == 0", `{"lo":[]}`, "", yes},
+		{"self.lo.filter(f, f.type == 'A').size() <= 1", `{"lo":[{"type":"A"},{"name":"b"}]}`, "", unsure}, // an absent field
+		{"self.lo.filter(f, has(f.type)).size() == 1", `{"lo":[{"type":"A"},{"name":"b"}]}`, "", yes},
+		{"self.lo.filter(f, has(f.type)).size() == 1", `{"lo":[{"type":"A"},{"type":null}]}`, "", yes}, // null: absent
+		{"self.lns.filter(x, x == 'a').size() == 1", `{"lns":[null,"a"]}`, "", unsure},                 // an element not a string
+		{"size(self.lo.filter(f, f.port > 1)) == 1", `{"lo":[{"port":1},{"port":2}]}`, "", yes},
+		{"self.ls.filter(x, x == 'a').size() == 2 && self.ls.filter(x, x == 'b').size() == 0", `{"ls":["a","c","a"]}`, "", yes},
+		{"self.lo.filter(f, f.name == 'a').all(f, f.port == 1)", `{"lo":[{"name":"a","port":1},{"name":"b"}]}`, "", yes}, // a filter not counted
+		{"self.lo.exists(l, !has(l.x) && has(l.name))", `{"lo":[{"x":{},"name":"a"},{"name":"b"}]}`, "", yes},
+		{"self.lo.all(l, has(l.port))", `{"lo":[{"port":"1"}]}`, "", unsure}, // present, not an integer
+		{"self.lo.all(l, l.port >= 1 && l.port < 3 && 0 < l.port)", `{"lo":[{"port":1},{"port":2}]}`, "", yes},
+		{"self.lo.all(l, l.port > 1)", `{"lo":[{"port":1},{"port":2}]}`, "", no},
+		{"has(self.s) && !has(self.t)", `{"s":"a"}`, "", yes},
+		{"has(self.s)", `{"s":null}`, "", no},
 		{"self.lo.map(f, f.port).all(p, p > 0)", `{"lo":[{"port":1},{"port":2}]}`, "", yes},
 		{"self.ls.map(x, x + 'a').size() == 1", `{"ls":["a"]}`, "", none}, // string concatenation
 		{"(has(self.ls) ? self.ls : []).size() == 1", `{}`, "", no},
