@@ -146,7 +146,12 @@
 // When the native program is sure the rule holds, the rule passed (charged
 // its bound, as untracked evaluation charges); in every other case, or under
 // a context already cancelled, cel-go's untracked program evaluates it as
-// before, so every failure, message and error text is cel-go's.
+// before, so every failure, message and error text is cel-go's. The size()
+// of a filter() counts the elements the predicate keeps without building
+// the list. A panic in a native program (a bug, never expected) is
+// recovered once per call, not per rule: what the fast walk found is thrown
+// away and the call evaluates everything again on the tracked path, with
+// cel-go alone.
 //
 // # Where the server runs them
 //
