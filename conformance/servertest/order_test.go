@@ -14,9 +14,17 @@ import (
 // upstreamRuns bounds the in-process runs of upstreamReorders.
 const upstreamRuns = 3000
 
-// upstreamValidators caches the server's value validator per CRD version,
-// for upstreamReorders (used from the test goroutine only).
-var upstreamValidators = map[string]*upstreamValidator{}
+// upstreamValidators caches the server's value validator per CRD object and
+// version, for upstreamReorders (used from the test goroutine only). The key
+// is the object, not the CRD's name: the ratcheting test compares updates
+// under tightened copies of a corpus CRD, with the same name, before the
+// update test compares them under the CRD itself.
+var upstreamValidators = map[validatorKey]*upstreamValidator{}
+
+type validatorKey struct {
+	crd     *apiextensionsv1.CustomResourceDefinition
+	version string
+}
 
 type upstreamValidator struct {
 	validator  apiservervalidation.SchemaValidator
@@ -109,7 +117,7 @@ func reversedPair(server, ours []Cause) (a, b Cause, ok bool) {
 }
 
 func upstreamValidatorFor(crd *apiextensionsv1.CustomResourceDefinition, version string) *upstreamValidator {
-	key := crd.Name + "/" + version
+	key := validatorKey{crd, version}
 	if u, ok := upstreamValidators[key]; ok {
 		return u
 	}

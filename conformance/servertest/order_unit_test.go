@@ -59,6 +59,49 @@ func TestUpstreamReordersEveryOrder(t *testing.T) {
 	}
 }
 
+// TestUpstreamReordersAfterACopy checks that the validator upstreamReorders
+// keeps for a CRD is that CRD's: a changed copy with the same name (as the
+// ratcheting test's tightened CRDs, compared first) must not answer for the
+// CRD itself, where its causes differ and the reorder would go unseen.
+func TestUpstreamReordersAfterACopy(t *testing.T) {
+	crd := prometheusCRD(t)
+	tightened := crd.DeepCopy()
+	for i, v := range tightened.Spec.Versions {
+		if v.Name != "v1" {
+			continue
+		}
+		// The copy allows any whenScaled: one of the CRD's causes is not
+		// among the copy's.
+		spec := v.Schema.OpenAPIV3Schema.Properties["spec"]
+		p := spec.Properties["shardRetentionPolicy"]
+		w := p.Properties["whenScaled"]
+		w.Enum = nil
+		p.Properties["whenScaled"] = w
+		spec.Properties["shardRetentionPolicy"] = p
+		tightened.Spec.Versions[i].Schema.OpenAPIV3Schema.Properties["spec"] = spec
+	}
+	raw := []byte(`{"apiVersion":"monitoring.coreos.com/v1","kind":"Prometheus","metadata":{"name":"x"},"spec":{"containers":{},"shardRetentionPolicy":{"whenScaled":"bogus"}}}`)
+	var obj map[string]any
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(raw, &obj); err != nil {
+		t.Fatal(err)
+	}
+	var server []Cause
+	for _, e := range apiservervalidation.ValidateCustomResource(nil, obj, newUpstreamValidator(crd, "v1").validator) {
+		server = append(server, Cause{e.Field, string(e.Type), e.ErrorBody()})
+	}
+	if len(server) != 2 {
+		t.Fatalf("causes %q, want two", server)
+	}
+	ours := []Cause{server[1], server[0]}
+	// The copy first: it does not give both causes.
+	if upstreamReorders(tightened, "v1", raw, server, ours) {
+		t.Errorf("upstreamReorders under the copy = true, want false")
+	}
+	if !upstreamReorders(crd, "v1", raw, server, ours) {
+		t.Errorf("upstreamReorders(%q, %q) after the copy = false, want true", server, ours)
+	}
+}
+
 // permutations returns every order of 0..n-1, the identity first.
 func permutations(n int) [][]int {
 	if n == 0 {
