@@ -2,7 +2,6 @@ package rules
 
 import (
 	"context"
-	"encoding/json"
 	"strconv"
 	"strings"
 	"testing"
@@ -40,16 +39,7 @@ func BenchmarkNative(b *testing.B) {
 		{"filter-size", `self.lo.filter(f, f.type == 'CORS').size() <= 1`, objs},
 		{"exists_one", `self.lo.exists_one(f, has(f.x) && has(f.x.y) && f.x.y == 'a') ? self.lo.size() >= 1 : true`, `{"lo":[{"name":"a","x":{"y":"b"}},{"name":"b"},{"name":"c","x":{"y":"a"}}]}`},
 	} {
-		rs, _ := json.Marshal([]schema.ValidationRule{{Rule: c.rule}})
-		s, err := schema.CompileJSON([]byte(strings.Replace(nativeSchema, "RULES", string(rs), 1)))
-		if err != nil {
-			b.Fatal(err)
-		}
-		v, err := Compile(s)
-		if err != nil {
-			b.Fatal(err)
-		}
-		n := v.root.props[0].v
+		n := nativeValidator(b, schema.ValidationRule{Rule: c.rule}).root.props[0].v
 		cr := &n.rules[0]
 		if cr.err != nil {
 			b.Fatalf("%s: %v", c.name, cr.err)

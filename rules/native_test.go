@@ -31,20 +31,28 @@ const nativeSchema = `{"type":"object","properties":{"spec":{"type":"object","x-
   "pu":{"type":"object","x-kubernetes-preserve-unknown-fields":true},
   "e":{"type":"object","x-kubernetes-embedded-resource":true,"properties":{"spec":{"type":"string"}}}}}}}`
 
+// nativeValidator compiles rules, the x-kubernetes-validations of spec, on
+// nativeSchema.
+func nativeValidator(tb testing.TB, rules ...schema.ValidationRule) *Validator {
+	tb.Helper()
+	rs, _ := json.Marshal(rules)
+	s, err := schema.CompileJSON([]byte(strings.Replace(nativeSchema, "RULES", string(rs), 1)))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	v, err := Compile(s)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return v
+}
+
 // nativeRun compiles rule on nativeSchema and evaluates it on spec (and old
 // spec) both ways: whether it has a native program, the native program's
 // value and sureness, and cel-go's result.
 func nativeRun(t *testing.T, rule, spec, oldSpec string) (has, value, sure bool, res ref.Val, err error) {
 	t.Helper()
-	rs, _ := json.Marshal([]schema.ValidationRule{{Rule: rule}})
-	s, cerr := schema.CompileJSON([]byte(strings.Replace(nativeSchema, "RULES", string(rs), 1)))
-	if cerr != nil {
-		t.Fatal(cerr)
-	}
-	v, cerr := Compile(s)
-	if cerr != nil {
-		t.Fatal(cerr)
-	}
+	v := nativeValidator(t, schema.ValidationRule{Rule: rule})
 	obj, ok := decodeFuzzJSON(`{"spec":` + spec + `}`)
 	if !ok {
 		t.Fatalf("bad object %s", spec)
@@ -287,18 +295,9 @@ func TestNativeCancelled(t *testing.T) {
 // call gives the tracked path's answer with cel-go alone; the native
 // program panics only once per call, as the walk does not go on.
 func TestNativePanicFallsBack(t *testing.T) {
-	rs, _ := json.Marshal([]schema.ValidationRule{
-		{Rule: "self.s == 'a'", Message: "s must be a"},
-		{Rule: "self.i > 0", Message: "i must be positive"},
-	})
-	s, err := schema.CompileJSON([]byte(strings.Replace(nativeSchema, "RULES", string(rs), 1)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := Compile(s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	v := nativeValidator(t,
+		schema.ValidationRule{Rule: "self.s == 'a'", Message: "s must be a"},
+		schema.ValidationRule{Rule: "self.i > 0", Message: "i must be positive"})
 	obj, _ := decodeFuzzJSON(`{"spec":{"s":"b","i":1}}`)
 	want, _ := v.ValidateContext(context.Background(), obj, RuntimeBudget)
 	if len(want) != 1 {
