@@ -56,13 +56,14 @@ func coerce(pth *field.Path, x any, s *schema.Schema, root bool, opts CoerceOpti
 				return err
 			}
 		}
-		addl, _, _ := s.AdditionalProperties()
-		for _, k := range sortedMapKeys(x) {
+		var buf [8]string
+		for _, k := range embeddingKeys(x, s, buf[:0]) {
 			if p := s.Property(k); p != nil {
 				if err := coerce(pth.Child(k), x[k], p, false, opts, unknown, depth+1); err != nil {
 					return err
 				}
-			} else if addl != nil {
+			} else {
+				addl, _, _ := s.AdditionalProperties()
 				if err := coerce(pth.Key(k), x[k], addl, false, opts, unknown, depth+1); err != nil {
 					return err
 				}
@@ -150,11 +151,12 @@ func validate(pth *field.Path, x any, s *schema.Schema, root bool, depth int) fi
 		if root || s.EmbeddedResource() {
 			errs = append(errs, validateResource(pth, x)...)
 		}
-		addl, _, _ := s.AdditionalProperties()
-		for _, k := range sortedMapKeys(x) {
+		var buf [8]string
+		for _, k := range embeddingKeys(x, s, buf[:0]) {
 			if p := s.Property(k); p != nil {
 				errs = append(errs, validate(pth.Child(k), x[k], p, false, depth+1)...)
-			} else if addl != nil {
+			} else {
+				addl, _, _ := s.AdditionalProperties()
 				errs = append(errs, validate(pth.Key(k), x[k], addl, false, depth+1)...)
 			}
 		}
@@ -235,12 +237,25 @@ func validateResource(pth *field.Path, x map[string]any) field.ErrorList {
 // nested deeper than 10000 levels.
 const maxWalkDepth = 10000
 
-func sortedMapKeys(m map[string]any) []string {
-	ks := make([]string, 0, len(m))
+// embeddingKeys appends to ks, sorted, the keys of m whose schema under s
+// (a property's, else additionalProperties') can hold an embedded resource:
+// the walks above visit keys in sorted order, and a key whose schema holds
+// none would return at once, so only these need a path and a visit. With
+// ks backed by an array of the caller's, a clean walk allocates nothing.
+func embeddingKeys(m map[string]any, s *schema.Schema, ks []string) []string {
+	addl, _, _ := s.AdditionalProperties()
 	for k := range m {
-		ks = append(ks, k)
+		p := s.Property(k)
+		if p == nil {
+			p = addl
+		}
+		if p != nil && p.Summary()&schema.HasEmbeddedResource != 0 {
+			ks = append(ks, k)
+		}
 	}
-	sort.Strings(ks)
+	if len(ks) > 1 {
+		sort.Strings(ks)
+	}
 	return ks
 }
 

@@ -226,6 +226,9 @@ func (cm *compiler) compile(p *Props, depth int) (*Schema, error) {
 			s.propNodes[i], s.props[k] = c, c
 		}
 		s.index = buildPropIndex(s.propNames, s.propNodes)
+		if s.index != nil {
+			s.index.markRequired(s.required)
+		}
 	}
 	if ap := p.AdditionalProperties; ap != nil {
 		s.addlSet, s.addlAllows = true, ap.Allows
@@ -361,6 +364,15 @@ func (s *Schema) Property(name string) *Schema {
 		return s.index.lookup(name)
 	}
 	return s.props[name]
+}
+
+// propertyReq is Property that also says whether the name is required
+// (as the index flags it: false without an index).
+func (s *Schema) propertyReq(name string) (*Schema, bool) {
+	if s.index != nil {
+		return s.index.lookupReq(name)
+	}
+	return s.props[name], false
 }
 
 // PropertyAt returns the i-th declared property in sorted order, for

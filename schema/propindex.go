@@ -16,6 +16,7 @@ type propIndex struct {
 type propSlot struct {
 	name string
 	node *Schema
+	req  bool // name is in the schema's required list
 }
 
 // slot picks the slot of a non-empty name: the top bits of the product of
@@ -29,6 +30,33 @@ func (ix *propIndex) slot(name string) uint64 {
 		w |= uint64(name[1]) << 40
 	}
 	return (w * ix.mul) >> (ix.shift & 63)
+}
+
+// markRequired flags the slots of the required names that are declared.
+// A walk over an object that counts the flagged keys it meets has met
+// every required name exactly when the count is len(required): names
+// listed twice or not declared flag fewer slots than required has entries.
+func (ix *propIndex) markRequired(required []string) {
+	for _, r := range required {
+		if r == "" {
+			continue
+		}
+		if sl := &ix.slots[ix.slot(r)]; sl.name == r {
+			sl.req = true
+		}
+	}
+}
+
+// lookupReq is lookup that also says whether the name is required.
+func (ix *propIndex) lookupReq(name string) (*Schema, bool) {
+	if len(name) == 0 {
+		return nil, false
+	}
+	s := &ix.slots[ix.slot(name)]
+	if s.name == name {
+		return s.node, s.req
+	}
+	return nil, false
 }
 
 // lookup returns the node of a declared name, nil for any other name.

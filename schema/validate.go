@@ -923,6 +923,7 @@ func (v *validator) object(s *Schema, m map[string]any) int {
 		return 0
 	}
 	n := 0
+	seen := 0 // required keys met by the walk (markRequired)
 	switch {
 	case len(s.propNames) == 0 && s.additional == nil && !(s.addlSet && !s.addlAllows):
 		// No key has a schema or is forbidden: the walk would check nothing
@@ -934,7 +935,10 @@ func (v *validator) object(s *Schema, m map[string]any) int {
 		forbid := s.addlSet && !s.addlAllows
 		for k, x := range m {
 			f, at, d := v.fails, len(v.msgs), len(v.drops)
-			p := s.Property(k) // never nil for a declared property
+			p, req := s.propertyReq(k) // never nil for a declared property
+			if req {
+				seen++
+			}
 			if p != nil && p.plain && !v.exact {
 				// A scalar that passes needs neither its path nor a pairing.
 				if c, ok := leaf(p, x); ok {
@@ -971,6 +975,9 @@ func (v *validator) object(s *Schema, m map[string]any) int {
 			n = v.orderErrors(s, m, n, segs, drops, from, fails)
 		}
 		v.segs = v.segs[:segs]
+	}
+	if seen == len(s.required) {
+		return n // the walk met every required key: none is missing
 	}
 	for _, r := range s.required {
 		if _, ok := m[r]; !ok && v.failing() {

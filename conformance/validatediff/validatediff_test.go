@@ -728,6 +728,12 @@ func FuzzValidateAgrees(f *testing.F) {
 }
 
 var fuzzSeeds = [][2]string{
+	// Required names listed twice, or not declared: the walk's count of
+	// required keys (schema's reqCounted) must not stand for the lookups.
+	{`{"type":"object","required":["a","a"],"properties":{"a":{"type":"integer"},"b":{"type":"integer"}}}`, `{"b":1}`},
+	{`{"type":"object","required":["a","a"],"properties":{"a":{"type":"integer"},"b":{"type":"integer"}}}`, `{"a":1}`},
+	{`{"type":"object","required":["a","z"],"properties":{"a":{"type":"integer"},"b":{"type":"integer"}}}`, `{"a":1,"b":2}`},
+	{`{"type":"object","required":["b","a"],"properties":{"a":{"type":"integer"},"b":{"type":"integer"},"c":{}}}`, `{"c":1,"a":"x"}`},
 	{`{"type":"object","properties":{"spec":{"type":"object","required":["a"],"properties":{"a":{"type":"integer","minimum":0,"maximum":10}}}}}`, `{"spec":{"a":11}}`},
 	{`{"type":"object","properties":{"p":{"x-kubernetes-int-or-string":true,"anyOf":[{"type":"integer"},{"type":"string"}]}}}`, `{"p":true}`},
 	{`{"type":"string","format":"date-time"}`, `"2020-01-01T00:00:00Z"`},
