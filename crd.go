@@ -50,6 +50,9 @@ type CRD struct {
 	// metaUntouched: no version's schema has an embedded resource under
 	// root metadata (see canonicalMetaKept).
 	metaUntouched bool
+	// metaUndefaulted: no version's schema has a default under metadata,
+	// so defaulting never changes the keys of existing root metadata.
+	metaUndefaulted bool
 }
 
 // Version is one version of a CRD, with its compiled schema. It is
@@ -243,13 +246,16 @@ func New(crd *apiextensionsv1.CustomResourceDefinition, opts ...LoadOptions) (*C
 		c.webhook, c.webhookErr = conversion.NewWebhook(v1, conversion.WebhookOptions{})
 	}
 	c.readIsIdentity = len(c.lint) == 0
-	c.metaUntouched = true
+	c.metaUntouched, c.metaUndefaulted = true, true
 	for _, v := range c.versions {
 		if v.schema == nil {
 			continue
 		}
 		if md := v.schema.Property("metadata"); md != nil && md.Summary()&schema.HasEmbeddedResource != 0 {
 			c.metaUntouched = false
+		}
+		if md := v.schema.Property("metadata"); md != nil && md.Summary()&schema.HasDefaults != 0 {
+			c.metaUndefaulted = false
 		}
 		if v.schema != nil && defaultsHoldNull(v.schema, 0) {
 			c.readIsIdentity = false

@@ -90,7 +90,21 @@ func (r *request) wipeSystemFields() {
 	if r.failed() {
 		return
 	}
-	objectmeta.WipeSystemFields(r.metadata())
+	md := r.metadata()
+	if r.mdKeys.known {
+		// Kept metadata has no deletion fields; delete only what is there.
+		for _, f := range [...]struct {
+			key  objectmeta.Keys
+			name string
+		}{{objectmeta.KeyCreationTimestamp, "creationTimestamp"}, {objectmeta.KeyUID, "uid"}, {objectmeta.KeySelfLink, "selfLink"}} {
+			if r.mdKeys.keys&f.key != 0 {
+				delete(md, f.name)
+			}
+		}
+		r.mdKeys.keys &^= objectmeta.KeyCreationTimestamp | objectmeta.KeyUID | objectmeta.KeySelfLink
+		return
+	}
+	objectmeta.WipeSystemFields(md)
 }
 
 // checkNamespace sets a namespaced object's namespace from the request
@@ -127,6 +141,9 @@ func (r *request) dedupOwnerReferences() {
 	if r.failed() {
 		return
 	}
+	if r.mdKeys.lacks(objectmeta.KeyOwnerReferences) {
+		return
+	}
 	if dups := objectmeta.DedupOwnerReferences(r.metadata()); len(dups) > 0 {
 		r.res.Warnings = append(r.res.Warnings, objectmeta.DuplicateOwnerReferencesWarning(dups))
 	}
@@ -138,6 +155,9 @@ func (r *request) dedupOwnerReferences() {
 func (r *request) resetManagedFields() {
 	if r.failed() {
 		return
+	}
+	if r.mdKeys.known {
+		return // kept metadata has no managedFields
 	}
 	objectmeta.ResetManagedFields(r.metadata(), r.obj, r.v.crd.hasAPIVersion)
 }
@@ -160,6 +180,9 @@ func (r *request) prepareForCreate() {
 func (r *request) generateName() {
 	if r.failed() {
 		return
+	}
+	if r.mdKeys.lacks(objectmeta.KeyGenerateName) || r.mdKeys.known && r.mdKeys.keys&objectmeta.KeyName != 0 {
+		return // no generateName, or a name (kept metadata's strings are not empty)
 	}
 	md := r.metadata()
 	if name, _ := md["name"].(string); name != "" {
@@ -212,6 +235,9 @@ func (r *request) validateMetaAccessor() {
 // warnFinalizers adds the server's warnings about finalizer names.
 func (r *request) warnFinalizers() {
 	if r.failed() {
+		return
+	}
+	if r.mdKeys.lacks(objectmeta.KeyFinalizers) {
 		return
 	}
 	r.res.Warnings = append(r.res.Warnings, objectmeta.FinalizerWarnings(r.obj)...)

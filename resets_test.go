@@ -6,6 +6,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/crdkit/crdkit/objectmeta"
 )
 
 // The fields the server resets on create (checked against the real server
@@ -100,5 +102,46 @@ func TestLoadResetsAndUndecodable(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestCreateKeptMetadataSteps runs the create steps that read which keys
+// canonical metadata holds (metaKeys) on metadata the fast path keeps as it
+// is, against the path that round-trips it: system fields, owner
+// references, finalizers, a name and generateName, each present or not.
+func TestCreateKeptMetadataSteps(t *testing.T) {
+	v := loadExample(t).Version("v1")
+	for _, md := range []string{
+		`{"name":"x"}`,
+		`{"name":"x","uid":"u","selfLink":"/x","creationTimestamp":"2020-01-01T00:00:00Z","resourceVersion":"7","generation":3}`,
+		`{"name":"x","uid":"u"}`,
+		`{"name":"x","creationTimestamp":"2020-01-01T00:00:00Z"}`,
+		`{"name":"x","selfLink":"/x","labels":{"a":"b"},"annotations":{"c":"d"}}`,
+		`{"name":"x","ownerReferences":[{"apiVersion":"v1","kind":"A","name":"a","uid":"u1"},{"apiVersion":"v1","kind":"A","name":"a","uid":"u1"}]}`,
+		`{"name":"x","ownerReferences":[{"apiVersion":"v1","kind":"A","name":"a","uid":"u1"}]}`,
+		`{"name":"x","finalizers":["no-domain","example.com/ok","example.com/ok"]}`,
+		`{"name":"x","generateName":"gen-"}`,
+		`{"generateName":"gen-"}`,
+		`{"labels":{"a":"b"}}`,
+		`{"namespace":"ns","name":"x"}`,
+	} {
+		body := []byte(`{"apiVersion":"stable.example.com/v1","kind":"CronTab","metadata":` + md + `,"spec":{"cronSpec":"* * * * */5"}}`)
+		r := &request{v: v, raw: body, fast: true}
+		if !r.decodePruned() {
+			t.Fatalf("%s: no fast decode", md)
+		}
+		if keys, ok := objectmeta.CanonicalKeys(r.obj["metadata"].(map[string]any)); !ok || keys == 0 {
+			t.Fatalf("%s: not canonical metadata: the test would not reach the kept path", md)
+		}
+		if !checkDecodePruned(t, v, body) {
+			t.Errorf("%s: no fast decode", md)
+		}
+		// checkDecodePruned leaves a generated name out of the comparison.
+		res := v.CreateJSON(body, CreateOptions{})
+		rmd, _ := res.Object["metadata"].(map[string]any)
+		name, _ := rmd["name"].(string)
+		if want := strings.HasPrefix(md, `{"generateName"`); want != (strings.HasPrefix(name, "gen-") && len(name) == len("gen-")+5) {
+			t.Errorf("%s: name %q", md, name)
+		}
 	}
 }

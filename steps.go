@@ -51,6 +51,8 @@ type request struct {
 	// create: the request is a create (PrepareForCreate dropped status
 	// under a status subresource).
 	create bool
+	// mdKeys: the root metadata's keys, when coerce kept it as it was.
+	mdKeys metaKeys
 }
 
 func (r *request) failed() bool { return r.res.Err != nil }
@@ -185,7 +187,7 @@ func (r *request) coerce() {
 	// (prune.JSON says whether it kept one): without one, dropping
 	// non-nullable nulls has nothing to do.
 	noNulls := r.fast && r.raw != nil && (r.pruned && !r.nulls || !r.pruned && !bytes.Contains(r.raw, []byte("null")))
-	how := coercion{strict: r.mode != Ignore, rootMeta: true, pruned: r.pruned, prePruned: r.prePruned, noNulls: noNulls, keepCanonicalMeta: r.fast}
+	how := coercion{strict: r.mode != Ignore, rootMeta: true, pruned: r.pruned, prePruned: r.prePruned, noNulls: noNulls, keepCanonicalMeta: r.fast, keys: &r.mdKeys}
 	if r.pruned {
 		how.own = r.v // decodePruned checked the type meta
 	}
@@ -273,6 +275,9 @@ type coercion struct {
 	// keepCanonicalMeta leaves canonical root metadata as it is instead of
 	// round-tripping it (canonicalMetaKept).
 	keepCanonicalMeta bool
+	// keys, when set, receives the keys of root metadata that coerce
+	// kept as it is (canonicalMetaKept), and says whether it did.
+	keys *metaKeys
 	// own, when set, is the version obj's apiVersion names, of this CRD's
 	// group, and obj's kind is the CRD's (decodePruned checked both), so
 	// that apiVersion needs no parsing.
@@ -292,7 +297,13 @@ func (c *CRD) coerce(obj map[string]any, how coercion) (pruned, unknown []string
 	// kept: the round trip (Get, then Set below) would give the metadata
 	// back unchanged, with a generation, and the steps between leave it
 	// alone.
-	kept := how.rootMeta && how.keepCanonicalMeta && c.canonicalMetaKept(obj, how)
+	kept := false
+	if how.rootMeta && how.keepCanonicalMeta {
+		var keys objectmeta.Keys
+		if keys, kept = c.canonicalMetaKept(obj, how); kept && how.keys != nil {
+			*how.keys = metaKeys{keys: keys, known: c.metaUndefaulted}
+		}
+	}
 	if how.rootMeta && !kept {
 		var metaUnknown []string
 		meta, foundMeta, metaUnknown, err = objectmeta.Get(obj, objectmeta.GetOptions{
@@ -368,13 +379,32 @@ func (c *CRD) preserveUnknownFields() bool { return c.v1.Spec.PreserveUnknownFie
 // the metadata code, no schema of the CRD has an embedded resource under
 // metadata for the embedded coercion to change (c.metaUntouched), and a
 // generation to repair is there already.
-func (c *CRD) canonicalMetaKept(obj map[string]any, how coercion) bool {
+// It returns the keys the metadata holds.
+func (c *CRD) canonicalMetaKept(obj map[string]any, how coercion) (objectmeta.Keys, bool) {
 	md, ok := obj["metadata"].(map[string]any)
-	if !ok || !c.metaUntouched || !objectmeta.Canonical(md) {
-		return false
+	if !ok || !c.metaUntouched {
+		return 0, false
 	}
-	return !how.repairGeneration || md["generation"] != nil
+	keys, ok := objectmeta.CanonicalKeys(md)
+	if !ok || how.repairGeneration && keys&objectmeta.KeyGeneration == 0 {
+		return 0, false
+	}
+	return keys, true
 }
+
+// metaKeys are the keys of a request's root metadata as coerce kept it.
+// known says they stay true until the steps change them: the CRD's schemas
+// default nothing under metadata. The steps that read them (has) only look
+// at keys no step before them adds: the system fields, generateName,
+// ownerReferences, managedFields (absent from kept metadata) and
+// finalizers, and name before name generation.
+type metaKeys struct {
+	keys  objectmeta.Keys
+	known bool
+}
+
+// lacks reports that root metadata certainly has none of keys.
+func (m metaKeys) lacks(keys objectmeta.Keys) bool { return m.known && m.keys&keys == 0 }
 
 // defaultOwnVersion applies the defaults of the object's own version, as
 // the server's decoder does (nothing for objects of another group or kind,

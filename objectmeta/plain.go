@@ -429,54 +429,112 @@ func isLabelKey(k string, folded bool) bool {
 // facade then leaves such metadata as it is instead of rebuilding it. false
 // means "take the round trip", not "not canonical".
 func Canonical(m map[string]any) bool {
+	_, ok := CanonicalKeys(m)
+	return ok
+}
+
+// Keys is a set of root metadata keys, as CanonicalKeys finds them.
+type Keys uint16
+
+// The keys canonical metadata may hold; any other key makes it not
+// canonical (deletionTimestamp, deletionGracePeriodSeconds and
+// managedFields among them).
+const (
+	KeyName Keys = 1 << iota
+	KeyGenerateName
+	KeyNamespace
+	KeyUID
+	KeyResourceVersion
+	KeySelfLink
+	KeyGeneration
+	KeyLabels
+	KeyAnnotations
+	KeyFinalizers
+	KeyOwnerReferences
+	KeyCreationTimestamp
+)
+
+// CanonicalKeys is Canonical that also returns, when m is canonical, the
+// keys m holds: callers that leave m as it is then know which keys are
+// there without looking them up.
+func CanonicalKeys(m map[string]any) (Keys, bool) {
+	var keys Keys
 	for k, v := range m {
+		var key Keys
 		switch k {
-		case "name", "generateName", "namespace", "uid", "resourceVersion", "selfLink":
-			if s, ok := v.(string); !ok || s == "" || !utf8.ValidString(s) {
-				return false
-			}
+		case "name":
+			key = KeyName
+		case "generateName":
+			key = KeyGenerateName
+		case "namespace":
+			key = KeyNamespace
+		case "uid":
+			key = KeyUID
+		case "resourceVersion":
+			key = KeyResourceVersion
+		case "selfLink":
+			key = KeySelfLink
 		case "generation":
 			if g, ok := v.(int64); !ok || g == 0 {
-				return false
+				return 0, false
 			}
+			keys |= KeyGeneration
+			continue
 		case "labels", "annotations":
 			sm, ok := v.(map[string]any)
 			if !ok || len(sm) == 0 {
-				return false
+				return 0, false
 			}
 			for k, e := range sm {
 				if s, ok := e.(string); !ok || !utf8.ValidString(k) || !utf8.ValidString(s) {
-					return false
+					return 0, false
 				}
 			}
+			if k == "labels" {
+				keys |= KeyLabels
+			} else {
+				keys |= KeyAnnotations
+			}
+			continue
 		case "finalizers":
 			l, ok := v.([]any)
 			if !ok || len(l) == 0 {
-				return false
+				return 0, false
 			}
 			for _, e := range l {
 				if s, ok := e.(string); !ok || !utf8.ValidString(s) {
-					return false
+					return 0, false
 				}
 			}
+			keys |= KeyFinalizers
+			continue
 		case "ownerReferences":
 			if !canonicalOwnerRefs(v) {
-				return false
+				return 0, false
 			}
+			keys |= KeyOwnerReferences
+			continue
 		case "creationTimestamp":
 			s, ok := v.(string)
 			if !ok {
-				return false
+				return 0, false
 			}
 			t, err := time.Parse(time.RFC3339, s)
 			if err != nil || t.IsZero() || t.UTC().Format(time.RFC3339) != s {
-				return false
+				return 0, false
 			}
+			keys |= KeyCreationTimestamp
+			continue
 		default:
-			return false
+			return 0, false
 		}
+		// The plain string fields.
+		if s, ok := v.(string); !ok || s == "" || !utf8.ValidString(s) {
+			return 0, false
+		}
+		keys |= key
 	}
-	return true
+	return keys, true
 }
 
 // canonicalOwnerRefs is Canonical for the ownerReferences list: each item
