@@ -187,15 +187,16 @@ func (r *request) coerce() {
 	// (prune.JSON says whether it kept one): without one, dropping
 	// non-nullable nulls has nothing to do.
 	noNulls := r.fast && r.raw != nil && (r.pruned && !r.nulls || !r.pruned && !bytes.Contains(r.raw, []byte("null")))
-	how := coercion{strict: r.mode != Ignore, rootMeta: true, pruned: r.pruned, prePruned: r.prePruned, noNulls: noNulls, keepCanonicalMeta: r.fast, keys: &r.mdKeys}
+	how := coercion{strict: r.mode != Ignore, rootMeta: true, pruned: r.pruned, prePruned: r.prePruned, noNulls: noNulls, keepCanonicalMeta: r.fast}
 	if r.pruned {
 		how.own = r.v // decodePruned checked the type meta
 	}
-	pruned, unknown, err := r.v.crd.coerce(r.obj, how)
+	pruned, unknown, keys, err := r.v.crd.coerceKeys(r.obj, how)
 	if err != nil {
 		r.fail(r.v.decodeError(&r.gvk, r.raw, err))
 		return
 	}
+	r.mdKeys = keys
 	r.res.Pruned = pruned
 	for _, u := range unknown {
 		r.strictErrs = append(r.strictErrs, fmt.Sprintf(`unknown field "%s"`, u))
@@ -275,9 +276,6 @@ type coercion struct {
 	// keepCanonicalMeta leaves canonical root metadata as it is instead of
 	// round-tripping it (canonicalMetaKept).
 	keepCanonicalMeta bool
-	// keys, when set, receives the keys of root metadata that coerce
-	// kept as it is (canonicalMetaKept), and says whether it did.
-	keys *metaKeys
 	// own, when set, is the version obj's apiVersion names, of this CRD's
 	// group, and obj's kind is the CRD's (decodePruned checked both), so
 	// that apiVersion needs no parsing.
@@ -290,6 +288,13 @@ type coercion struct {
 // returns the pruned paths and, when strict, the unknown-field paths in the
 // server's order (metadata, pruned, embedded metadata).
 func (c *CRD) coerce(obj map[string]any, how coercion) (pruned, unknown []string, err error) {
+	pruned, unknown, _, err = c.coerceKeys(obj, how)
+	return pruned, unknown, err
+}
+
+// coerceKeys is coerce that also returns the keys of root metadata it kept
+// as it was (canonicalMetaKept).
+func (c *CRD) coerceKeys(obj map[string]any, how coercion) (pruned, unknown []string, mdKeys metaKeys, err error) {
 	kind, kindOK := obj["kind"].(string)
 	apiVersion, avOK := obj["apiVersion"].(string)
 	var meta *metav1.ObjectMeta
@@ -300,8 +305,8 @@ func (c *CRD) coerce(obj map[string]any, how coercion) (pruned, unknown []string
 	kept := false
 	if how.rootMeta && how.keepCanonicalMeta {
 		var keys objectmeta.Keys
-		if keys, kept = c.canonicalMetaKept(obj, how); kept && how.keys != nil {
-			*how.keys = metaKeys{keys: keys, known: c.metaUndefaulted}
+		if keys, kept = c.canonicalMetaKept(obj, how); kept {
+			mdKeys = metaKeys{keys: keys, known: c.metaUndefaulted}
 		}
 	}
 	if how.rootMeta && !kept {
@@ -309,7 +314,7 @@ func (c *CRD) coerce(obj map[string]any, how coercion) (pruned, unknown []string
 		meta, foundMeta, metaUnknown, err = objectmeta.Get(obj, objectmeta.GetOptions{
 			ReturnUnknownFieldPaths: how.strict, DropMalformedFields: how.dropInvalidMeta, Prefix: "metadata"})
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, metaKeys{}, err
 		}
 		unknown = append(unknown, metaUnknown...)
 	}
@@ -317,7 +322,7 @@ func (c *CRD) coerce(obj map[string]any, how coercion) (pruned, unknown []string
 	if how.own != nil {
 		gv = runtimeschema.GroupVersion{Group: c.Group(), Version: how.own.name}
 	} else if gv, err = runtimeschema.ParseGroupVersion(apiVersion); err != nil {
-		return nil, nil, err
+		return nil, nil, metaKeys{}, err
 	}
 	if gv.Group == c.Group() && kind == c.Kind() {
 		var s *schema.Schema
@@ -339,7 +344,7 @@ func (c *CRD) coerce(obj map[string]any, how coercion) (pruned, unknown []string
 		ferr, paths := objectmeta.Coerce(nil, obj, s, objectmeta.CoerceOptions{
 			ReturnUnknownFieldPaths: how.strict, DropInvalidFields: how.dropInvalidMeta})
 		if ferr != nil {
-			return nil, nil, ferr
+			return nil, nil, metaKeys{}, ferr
 		}
 		if how.strict {
 			unknown = append(unknown, pruned...)
@@ -348,7 +353,7 @@ func (c *CRD) coerce(obj map[string]any, how coercion) (pruned, unknown []string
 		if how.repairGeneration && !kept {
 			if meta == nil {
 				// The server dereferences the missing metadata here.
-				return nil, nil, errors.New("stored object without metadata")
+				return nil, nil, metaKeys{}, errors.New("stored object without metadata")
 			}
 			if meta.Generation == 0 {
 				meta.Generation = 1
@@ -365,10 +370,10 @@ func (c *CRD) coerce(obj map[string]any, how coercion) (pruned, unknown []string
 	}
 	if foundMeta {
 		if err := objectmeta.Set(obj, meta); err != nil {
-			return nil, nil, err
+			return nil, nil, metaKeys{}, err
 		}
 	}
-	return pruned, unknown, nil
+	return pruned, unknown, mdKeys, nil
 }
 
 func (c *CRD) preserveUnknownFields() bool { return c.v1.Spec.PreserveUnknownFields }
