@@ -209,7 +209,7 @@ func (r *request) validateCreate() {
 	if r.failed() {
 		return
 	}
-	if md, ok := r.obj["metadata"].(map[string]any); ok && r.fast && objectmeta.ValidNew(md, r.v.crd.Namespaced()) {
+	if md, ok := r.obj["metadata"].(map[string]any); ok && r.fast && r.validNew(md) {
 		// Both metadata checks pass (here and in validateMetaAccessor):
 		// no ObjectMeta to read.
 		r.metaValid = true
@@ -218,6 +218,16 @@ func (r *request) validateCreate() {
 	}
 	r.meta, r.metaErrs = objectmeta.FromUnstructured(r.obj)
 	r.invalid(r.v.validateCreate(r.obj, r.meta, r.metaErrs))
+}
+
+// validNew is objectmeta.ValidNew of the root metadata md; for metadata
+// coerce kept, whose other keys the steps since left alone, it looks only
+// at what they set (objectmeta.ValidNewKept).
+func (r *request) validNew(md map[string]any) bool {
+	if k := r.mdKeys; k.known && k.newChecked {
+		return objectmeta.ValidNewKept(md, k.keys, k.rest, r.v.crd.Namespaced())
+	}
+	return objectmeta.ValidNew(md, r.v.crd.Namespaced())
 }
 
 // validateMetaAccessor is the metadata check rest.BeforeCreate makes once

@@ -124,6 +124,16 @@ func TestCreateKeptMetadataSteps(t *testing.T) {
 		`{"generateName":"gen-"}`,
 		`{"labels":{"a":"b"}}`,
 		`{"namespace":"ns","name":"x"}`,
+		// Kept metadata a new object may not have (objectmeta.ValidNewKept).
+		`{"name":"x","labels":{"-bad":"v"}}`,
+		`{"name":"x","labels":{"a":"-bad"}}`,
+		`{"name":"x","annotations":{"-bad":"v"}}`,
+		`{"name":"X_bad"}`,
+		`{"name":"x","finalizers":["orphan","foregroundDeletion"]}`,
+		`{"name":"x","finalizers":["-bad"]}`,
+		`{"generateName":"-bad-"}`,
+		`{"name":"x","generation":-2}`,
+		`{"name":"x","namespace":"Bad_NS"}`,
 	} {
 		body := []byte(`{"apiVersion":"stable.example.com/v1","kind":"CronTab","metadata":` + md + `,"spec":{"cronSpec":"* * * * */5"}}`)
 		r := &request{v: v, raw: body, fast: true}
@@ -140,7 +150,7 @@ func TestCreateKeptMetadataSteps(t *testing.T) {
 		res := v.CreateJSON(body, CreateOptions{})
 		rmd, _ := res.Object["metadata"].(map[string]any)
 		name, _ := rmd["name"].(string)
-		if want := strings.HasPrefix(md, `{"generateName"`); want != (strings.HasPrefix(name, "gen-") && len(name) == len("gen-")+5) {
+		if want := strings.HasPrefix(md, `{"generateName":"gen-"`); want != (strings.HasPrefix(name, "gen-") && len(name) == len("gen-")+5) {
 			t.Errorf("%s: name %q", md, name)
 		}
 	}

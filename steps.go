@@ -187,7 +187,7 @@ func (r *request) coerce() {
 	// (prune.JSON says whether it kept one): without one, dropping
 	// non-nullable nulls has nothing to do.
 	noNulls := r.fast && r.raw != nil && (r.pruned && !r.nulls || !r.pruned && !bytes.Contains(r.raw, []byte("null")))
-	how := coercion{strict: r.mode != Ignore, rootMeta: true, pruned: r.pruned, prePruned: r.prePruned, noNulls: noNulls, keepCanonicalMeta: r.fast}
+	how := coercion{strict: r.mode != Ignore, rootMeta: true, pruned: r.pruned, prePruned: r.prePruned, noNulls: noNulls, keepCanonicalMeta: r.fast, checkNew: r.fast && r.create}
 	if r.pruned {
 		how.own = r.v // decodePruned checked the type meta
 	}
@@ -276,6 +276,9 @@ type coercion struct {
 	// keepCanonicalMeta leaves canonical root metadata as it is instead of
 	// round-tripping it (canonicalMetaKept).
 	keepCanonicalMeta bool
+	// checkNew also checks kept root metadata as a new object's
+	// (objectmeta.CanonicalKeysNew), for validNew.
+	checkNew bool
 	// own, when set, is the version obj's apiVersion names, of this CRD's
 	// group, and obj's kind is the CRD's (decodePruned checked both), so
 	// that apiVersion needs no parsing.
@@ -304,9 +307,8 @@ func (c *CRD) coerceKeys(obj map[string]any, how coercion) (pruned, unknown []st
 	// alone.
 	kept := false
 	if how.rootMeta && how.keepCanonicalMeta {
-		var keys objectmeta.Keys
-		if keys, kept = c.canonicalMetaKept(obj, how); kept {
-			mdKeys = metaKeys{keys: keys, known: c.metaUndefaulted}
+		if mdKeys, kept = c.canonicalMetaKept(obj, how); kept {
+			mdKeys.known = c.metaUndefaulted
 		}
 	}
 	if how.rootMeta && !kept {
@@ -384,17 +386,23 @@ func (c *CRD) preserveUnknownFields() bool { return c.v1.Spec.PreserveUnknownFie
 // the metadata code, no schema of the CRD has an embedded resource under
 // metadata for the embedded coercion to change (c.metaUntouched), and a
 // generation to repair is there already.
-// It returns the keys the metadata holds.
-func (c *CRD) canonicalMetaKept(obj map[string]any, how coercion) (objectmeta.Keys, bool) {
+// It returns the keys the metadata holds (known left for the caller).
+func (c *CRD) canonicalMetaKept(obj map[string]any, how coercion) (metaKeys, bool) {
 	md, ok := obj["metadata"].(map[string]any)
 	if !ok || !c.metaUntouched {
-		return 0, false
+		return metaKeys{}, false
 	}
-	keys, ok := objectmeta.CanonicalKeys(md)
-	if !ok || how.repairGeneration && keys&objectmeta.KeyGeneration == 0 {
-		return 0, false
+	var k metaKeys
+	if how.checkNew {
+		k.keys, k.rest, ok = objectmeta.CanonicalKeysNew(md)
+		k.newChecked = true
+	} else {
+		k.keys, ok = objectmeta.CanonicalKeys(md)
 	}
-	return keys, true
+	if !ok || how.repairGeneration && k.keys&objectmeta.KeyGeneration == 0 {
+		return metaKeys{}, false
+	}
+	return k, true
 }
 
 // metaKeys are the keys of a request's root metadata as coerce kept it.
@@ -406,6 +414,8 @@ func (c *CRD) canonicalMetaKept(obj map[string]any, how coercion) (objectmeta.Ke
 type metaKeys struct {
 	keys  objectmeta.Keys
 	known bool
+	// newChecked: rest is CanonicalKeysNew's, for objectmeta.ValidNewKept.
+	newChecked, rest bool
 }
 
 // lacks reports that root metadata certainly has none of keys.

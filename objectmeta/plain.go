@@ -458,7 +458,25 @@ const (
 // keys m holds: callers that leave m as it is then know which keys are
 // there without looking them up.
 func CanonicalKeys(m map[string]any) (Keys, bool) {
-	var keys Keys
+	keys, _, ok := canonicalKeys(m, false)
+	return keys, ok
+}
+
+// CanonicalKeysNew is CanonicalKeys that also checks, as ValidNew does, the
+// keys of m the create steps leave as they are: rest reports that labels,
+// annotations, finalizers and generateName pass and that m has no owner
+// references (ValidNew leaves those to the server's validators). With
+// ValidNewKept it answers as ValidNew would once the steps set the name,
+// namespace and generation, without a second pass over m.
+func CanonicalKeysNew(m map[string]any) (keys Keys, rest, ok bool) {
+	return canonicalKeys(m, true)
+}
+
+// canonicalKeys is CanonicalKeys; with checkNew it also works out rest
+// (CanonicalKeysNew).
+func canonicalKeys(m map[string]any, checkNew bool) (keys Keys, rest, ok bool) {
+	rest = checkNew
+	orphan, foreground := false, false
 	for k, v := range m {
 		var key Keys
 		switch k {
@@ -466,6 +484,9 @@ func CanonicalKeys(m map[string]any) (Keys, bool) {
 			key = KeyName
 		case "generateName":
 			key = KeyGenerateName
+			if gn, isStr := v.(string); rest && (!isStr || !generateNameValid(gn)) {
+				rest = false
+			}
 		case "namespace":
 			key = KeyNamespace
 		case "uid":
@@ -476,21 +497,35 @@ func CanonicalKeys(m map[string]any) (Keys, bool) {
 			key = KeySelfLink
 		case "generation":
 			if g, ok := v.(int64); !ok || g == 0 {
-				return 0, false
+				return 0, false, false
 			}
 			keys |= KeyGeneration
 			continue
 		case "labels", "annotations":
 			sm, ok := v.(map[string]any)
 			if !ok || len(sm) == 0 {
-				return 0, false
+				return 0, false, false
 			}
-			for k, e := range sm {
-				if s, ok := e.(string); !ok || !utf8.ValidString(k) || !utf8.ValidString(s) {
-					return 0, false
+			labels := k == "labels"
+			size := 0
+			for lk, e := range sm {
+				s, ok := e.(string)
+				if !ok || !utf8.ValidString(lk) || !utf8.ValidString(s) {
+					return 0, false, false
+				}
+				switch {
+				case !rest:
+				case labels:
+					rest = isLabelKey(lk, false) && (s == "" || isLabelName(s))
+				default:
+					rest = isLabelKey(lk, true)
+					size += len(lk) + len(s)
 				}
 			}
-			if k == "labels" {
+			if size > 256*1024 {
+				rest = false
+			}
+			if labels {
 				keys |= KeyLabels
 			} else {
 				keys |= KeyAnnotations
@@ -499,42 +534,78 @@ func CanonicalKeys(m map[string]any) (Keys, bool) {
 		case "finalizers":
 			l, ok := v.([]any)
 			if !ok || len(l) == 0 {
-				return 0, false
+				return 0, false, false
 			}
 			for _, e := range l {
-				if s, ok := e.(string); !ok || !utf8.ValidString(s) {
-					return 0, false
+				s, ok := e.(string)
+				if !ok || !utf8.ValidString(s) {
+					return 0, false, false
+				}
+				if rest {
+					rest = isLabelKey(s, false)
+					orphan = orphan || s == metav1.FinalizerOrphanDependents
+					foreground = foreground || s == metav1.FinalizerDeleteDependents
 				}
 			}
 			keys |= KeyFinalizers
 			continue
 		case "ownerReferences":
 			if !canonicalOwnerRefs(v) {
-				return 0, false
+				return 0, false, false
 			}
 			keys |= KeyOwnerReferences
+			rest = false
 			continue
 		case "creationTimestamp":
 			s, ok := v.(string)
 			if !ok {
-				return 0, false
+				return 0, false, false
 			}
 			t, err := time.Parse(time.RFC3339, s)
 			if err != nil || t.IsZero() || t.UTC().Format(time.RFC3339) != s {
-				return 0, false
+				return 0, false, false
 			}
 			keys |= KeyCreationTimestamp
 			continue
 		default:
-			return 0, false
+			return 0, false, false
 		}
 		// The plain string fields.
 		if s, ok := v.(string); !ok || s == "" || !utf8.ValidString(s) {
-			return 0, false
+			return 0, false, false
 		}
 		keys |= key
 	}
-	return keys, true
+	return keys, rest && !(orphan && foreground), true
+}
+
+// ValidNewKept answers as ValidNew(m, namespaced) for canonical metadata m
+// whose keys other than name, namespace and generation are still those
+// CanonicalKeysNew found (keys, rest) apart from system fields removed
+// since: it looks only at the name, the namespace and the generation.
+func ValidNewKept(m map[string]any, keys Keys, rest, namespaced bool) bool {
+	if !rest || keys&(KeyUID|KeyOwnerReferences) != 0 {
+		return false
+	}
+	name, ok := m["name"].(string)
+	if !ok || !isDNSSubdomain(name) {
+		return false
+	}
+	ns, hasNS := m["namespace"]
+	if hasNS {
+		s, ok := ns.(string)
+		if !ok || !namespaced || !isDNSLabel(s) {
+			return false
+		}
+	} else if namespaced {
+		return false
+	}
+	if g, set := m["generation"]; set {
+		if g, ok := g.(int64); !ok || g <= 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // canonicalOwnerRefs is Canonical for the ownerReferences list: each item

@@ -161,6 +161,25 @@ func checkPlainMeta(t *testing.T, m map[string]any) (fromMap, toMap, valid, cano
 		if got := ValidNew(m, namespaced); got != want {
 			t.Fatalf("%s namespaced=%v: ValidNew = %v, want %v", js, namespaced, got, want)
 		}
+		// CanonicalKeysNew then ValidNewKept answer as Canonical and
+		// ValidNew, and the keys are m's.
+		keys, rest, ok := CanonicalKeysNew(m)
+		if ok != Canonical(m) {
+			t.Fatalf("%s: CanonicalKeysNew ok = %v, Canonical %v", js, ok, !ok)
+		}
+		if ok {
+			if got := ValidNewKept(m, keys, rest, namespaced); got != want {
+				t.Fatalf("%s namespaced=%v: ValidNewKept = %v, want %v", js, namespaced, got, want)
+			}
+			for i, name := range []string{"name", "generateName", "namespace", "uid", "resourceVersion", "selfLink", "generation", "labels", "annotations", "finalizers", "ownerReferences", "creationTimestamp"} {
+				if _, in := m[name]; in != (keys&(1<<i) != 0) {
+					t.Fatalf("%s: CanonicalKeysNew keys %b, %s present %v", js, keys, name, in)
+				}
+			}
+			if k2, _ := CanonicalKeys(m); k2 != keys {
+				t.Fatalf("%s: CanonicalKeys %b, CanonicalKeysNew %b", js, k2, keys)
+			}
+		}
 		if want {
 			meta, _ := FromUnstructured(map[string]any{"metadata": m})
 			errs := genericvalidation.ValidateObjectMetaDeclaratively(context.Background(), operation.Create, meta, nil, namespaced, genericvalidation.NameIsDNSSubdomain, field.NewPath("metadata"), true)
