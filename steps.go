@@ -407,7 +407,7 @@ func (c *CRD) canonicalMetaKept(obj map[string]any, how coercion) (metaKeys, boo
 
 // metaKeys are the keys of a request's root metadata as coerce kept it.
 // known says they stay true until the steps change them: the CRD's schemas
-// default nothing under metadata. The steps that read them (has) only look
+// default nothing under metadata. The steps that read them (lacks) only look
 // at keys no step before them adds: the system fields, generateName,
 // ownerReferences, managedFields (absent from kept metadata) and
 // finalizers, and name before name generation.
