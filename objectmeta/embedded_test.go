@@ -127,3 +127,39 @@ func FuzzEmbedded(f *testing.F) {
 		}
 	})
 }
+
+// TestValidateEmbeddedSortedOrder: the server walks an object's keys in map
+// order, so its errors for several embedded resources come in any order;
+// crdkit's come sorted by key, the same on every call, and its first
+// coercion error is that of the first key in sorted order.
+func TestValidateEmbeddedSortedOrder(t *testing.T) {
+	s := embeddedSchema(t)
+	in := `{"map":{"e":{"kind":"K"},"a":{"kind":"K"},"c":{"kind":"K"},"b":{"kind":"K"},"d":{"kind":"K"}},` +
+		`"one":{"apiVersion":"v1"},"list":[{"apiVersion":"v1"},{"kind":"K"}]}`
+	want := []string{
+		"list[0].kind: Required value", "list[1].apiVersion: Required value",
+		"map[a].apiVersion: Required value", "map[b].apiVersion: Required value", "map[c].apiVersion: Required value",
+		"map[d].apiVersion: Required value", "map[e].apiVersion: Required value",
+		"one.kind: Required value",
+	}
+	for range 20 {
+		var obj any
+		if err := json.Unmarshal([]byte(in), &obj); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, e := range Validate(nil, obj, s, ValidateOptions{}) {
+			got = append(got, e.Error())
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("Validate = %q, want %q", got, want)
+		}
+		bad := `{"map":{"e":{"kind":1},"a":{"kind":1},"c":{"kind":1}},"one":{"kind":1}}`
+		if err := json.Unmarshal([]byte(bad), &obj); err != nil {
+			t.Fatal(err)
+		}
+		if err, _ := Coerce(nil, obj, s, CoerceOptions{}); err == nil || err.Error() != "map[a].kind: Invalid value: 1: must be a string" {
+			t.Fatalf("Coerce = %v, want the error of map[a]", err)
+		}
+	}
+}

@@ -729,7 +729,7 @@ func FuzzValidateAgrees(f *testing.F) {
 
 var fuzzSeeds = [][2]string{
 	// Required names listed twice, or not declared: the walk's count of
-	// required keys (schema's reqCounted) must not stand for the lookups.
+	// required keys (schema's markRequired) must fall back to the lookups.
 	{`{"type":"object","required":["a","a"],"properties":{"a":{"type":"integer"},"b":{"type":"integer"}}}`, `{"b":1}`},
 	{`{"type":"object","required":["a","a"],"properties":{"a":{"type":"integer"},"b":{"type":"integer"}}}`, `{"a":1}`},
 	{`{"type":"object","required":["a","z"],"properties":{"a":{"type":"integer"},"b":{"type":"integer"}}}`, `{"a":1,"b":2}`},
