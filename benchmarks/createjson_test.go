@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured/unstructuredscheme"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -34,11 +36,12 @@ import (
 // have an unknown string in every map and an unknown object in every third
 // (pruneSprinkle).
 //
-// BenchmarkPruneJSON/<crd>/<object>/{crdkit,upstream,json,valid,build,nopaths}:
-// bytes in, pruned value and paths out. crdkit is prune.JSON (nopaths the
-// same without tracking the pruned paths); upstream is
-// sigs.k8s.io/json's UnmarshalCaseSensitivePreserveInts (the server's
-// decoder) followed by pruning.PruneWithOptions with paths tracked; json is
+// BenchmarkPruneJSON/<crd>/<object>/{crdkit,upstream,nopaths,
+// upstream-nopaths,json,valid,build}: bytes in, pruned value and paths out.
+// crdkit is prune.JSON (nopaths the same without tracking the pruned
+// paths); upstream is sigs.k8s.io/json's UnmarshalCaseSensitivePreserveInts
+// (the server's decoder) followed by pruning.PruneWithOptions with paths
+// tracked (upstream-nopaths without, nopaths' twin); json is
 // the bare encoding/json Unmarshal and valid is json.Valid, the floor of
 // reading the bytes at all. build is the floor of building the result:
 // it makes the maps and slices of the pruned value (each of its exact
@@ -183,6 +186,17 @@ func pruneJSONCases(tb testing.TB) []pruneJSONCase {
 	return out
 }
 
+// pruneJSONUpstreamNoPaths is pruneJSONUpstream without tracking the
+// pruned paths, the twin of prune.JSON with NoPaths.
+func pruneJSONUpstreamNoPaths(c pruneJSONCase) any {
+	var m map[string]any
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(c.raw, &m); err != nil {
+		panic(err)
+	}
+	pruning.PruneWithOptions(m, c.up, true, structuralschema.UnknownFieldPathOptions{})
+	return m
+}
+
 func pruneJSONUpstream(c pruneJSONCase) (any, []string) {
 	var m map[string]any
 	if err := kjson.UnmarshalCaseSensitivePreserveInts(c.raw, &m); err != nil {
@@ -210,6 +224,9 @@ func BenchmarkPruneJSON(b *testing.B) {
 		})
 		b.Run(name+"upstream", func(b *testing.B) {
 			cpuLoop(b, func() { pruneJSONUpstream(c) })
+		})
+		b.Run(name+"upstream-nopaths", func(b *testing.B) {
+			cpuLoop(b, func() { pruneJSONUpstreamNoPaths(c) })
 		})
 		b.Run(name+"json", func(b *testing.B) {
 			cpuLoop(b, func() { bareUnmarshal(b, c.raw) })
@@ -256,6 +273,10 @@ func TestPruneJSONBenchInputs(t *testing.T) {
 		up, upPaths := pruneJSONUpstream(c)
 		if !ok || !reflect.DeepEqual(obj, up) || !slices.Equal(paths, upPaths) {
 			t.Errorf("%s/%s: prune.JSON = %v %q, upstream %q", c.crd, c.object, ok, paths, upPaths)
+		}
+		np, _, ok := prune.JSON(c.raw, c.ours, prune.Options{Root: true, NoPaths: true}, nil)
+		if upNP := pruneJSONUpstreamNoPaths(c); !ok || !reflect.DeepEqual(np, upNP) || !reflect.DeepEqual(np, up) {
+			t.Errorf("%s/%s: the nopaths twins differ from each other or from the value with paths", c.crd, c.object)
 		}
 	}
 }
