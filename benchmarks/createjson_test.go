@@ -7,6 +7,7 @@ import (
 	"reflect"
 	goruntime "runtime"
 	"slices"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -46,7 +47,10 @@ import (
 // reading the bytes at all. build is the floor of building the result:
 // it makes the maps and slices of the pruned value (each of its exact
 // size) from a decoded copy, putting in the same strings and numbers,
-// already boxed, and reads nothing.
+// already boxed, and reads nothing; buildpaths also makes the list of
+// pruned paths, as prune.JSON does (one string holding their text, the
+// list cut from it) from upstream's list: the floor of prune.JSON's
+// result.
 
 // createJSONCase is a createCase with its body.
 type createJSONCase struct {
@@ -238,9 +242,12 @@ func BenchmarkPruneJSON(b *testing.B) {
 				}
 			})
 		})
-		pruned, _ := pruneJSONUpstream(c)
+		pruned, paths := pruneJSONUpstream(c)
 		b.Run(name+"build", func(b *testing.B) {
 			cpuLoop(b, func() { _ = rebuild(pruned) })
+		})
+		b.Run(name+"buildpaths", func(b *testing.B) {
+			cpuLoop(b, func() { _, _ = rebuild(pruned), rebuildPaths(paths) })
 		})
 	}
 }
@@ -265,6 +272,28 @@ func rebuild(v any) any {
 	return v
 }
 
+// rebuildPaths makes the list of paths again as prune.JSON makes it, with
+// nothing to render: their text copied into one string, and the list of
+// strings cut from it.
+func rebuildPaths(paths []string) []string {
+	n := 0
+	for _, p := range paths {
+		n += len(p)
+	}
+	var text strings.Builder // one allocation, no copy at the end
+	text.Grow(n)
+	for _, p := range paths {
+		text.WriteString(p)
+	}
+	all := text.String()
+	out := make([]string, 0, len(paths))
+	for _, p := range paths {
+		out = append(out, all[:len(p)])
+		all = all[len(p):]
+	}
+	return out
+}
+
 // TestPruneJSONBenchInputs checks that prune.JSON gives upstream's value and
 // paths on every benchmark body.
 func TestPruneJSONBenchInputs(t *testing.T) {
@@ -273,6 +302,9 @@ func TestPruneJSONBenchInputs(t *testing.T) {
 		up, upPaths := pruneJSONUpstream(c)
 		if !ok || !reflect.DeepEqual(obj, up) || !slices.Equal(paths, upPaths) {
 			t.Errorf("%s/%s: prune.JSON = %v %q, upstream %q", c.crd, c.object, ok, paths, upPaths)
+		}
+		if again := rebuildPaths(upPaths); !slices.Equal(again, upPaths) {
+			t.Errorf("%s/%s: rebuildPaths = %q, want %q", c.crd, c.object, again, upPaths)
 		}
 		np, _, ok := prune.JSON(c.raw, c.ours, prune.Options{Root: true, NoPaths: true}, nil)
 		if upNP := pruneJSONUpstreamNoPaths(c); !ok || !reflect.DeepEqual(np, upNP) || !reflect.DeepEqual(np, up) {
