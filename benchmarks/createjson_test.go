@@ -38,7 +38,8 @@ import (
 // (pruneSprinkle).
 //
 // BenchmarkPruneJSON/<crd>/<object>/{crdkit,upstream,nopaths,
-// upstream-nopaths,json,valid,build}: bytes in, pruned value and paths out.
+// upstream-nopaths,json,valid,build,buildpaths}: bytes in, pruned value and
+// paths out.
 // crdkit is prune.JSON (nopaths the same without tracking the pruned
 // paths); upstream is sigs.k8s.io/json's UnmarshalCaseSensitivePreserveInts
 // (the server's decoder) followed by pruning.PruneWithOptions with paths
@@ -116,13 +117,7 @@ func cpuLoop(b *testing.B, f func()) {
 // garbage of the runs before each run, before the loop starts, so the
 // collection work a loop pays for is mostly its own; a cycle in progress
 // at the end is counted in part.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
+func processCPU() time.Duration { return rusageCPU(syscall.RUSAGE_SELF) }
 
 // bareUnmarshal is the json baseline: encoding/json into map[string]any.
 func bareUnmarshal(b *testing.B, raw []byte) {

@@ -279,9 +279,12 @@ func pruneRun(b *testing.B, c pruneCase, f func(any)) {
 }
 
 // pruneThreadCPU is the CPU time of the calling OS thread.
-func pruneThreadCPU() time.Duration {
+func pruneThreadCPU() time.Duration { return rusageCPU(pruneRusageThread) }
+
+// rusageCPU is the user and system CPU time getrusage reports for who.
+func rusageCPU(who int) time.Duration {
 	var ru syscall.Rusage
-	if err := syscall.Getrusage(pruneRusageThread, &ru); err != nil {
+	if err := syscall.Getrusage(who, &ru); err != nil {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
