@@ -342,24 +342,15 @@ func updateVerdict(res crdkit.Result) Verdict {
 	return v
 }
 
-// updateMessageVaries resends an update whose 422 has several causes and
-// reports whether the server ever words it otherwise (its cause order
-// follows Go map order in places): only a message the server repeats is
-// compared byte for byte.
+// updateMessageVaries resends an update whose 422 has several causes,
+// CRDKIT_ORDER_RUNS times (runs without it), and reports whether the server
+// ever words it otherwise (its cause order follows Go map order in places):
+// only a message the server repeats is compared byte for byte.
 func updateMessageVaries(crd *apiextensionsv1.CustomResourceDefinition, op oracle.Op, version, ns, name string, body []byte, mode oracle.FieldValidation, msg string, runs int) bool {
-	for range envInt("CRDKIT_ORDER_RUNS", runs) {
-		rctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		r, err := srv.Do(rctx, oracle.Request{Op: op, DryRun: true, CRD: crd.Name, Version: version, Namespace: ns, Name: name, Body: body, FieldValidation: mode})
-		cancel()
-		if err != nil || r.Status == nil || r.Status.Message != msg {
-			return true
-		}
-	}
-	return false
+	return serverWordsOtherwise(crd, op, version, ns, name, body, mode, msg, envInt("CRDKIT_ORDER_RUNS", runs))
 }
 
-// serverWordsOtherwise resends an update up to runs times (whatever
-// CRDKIT_ORDER_RUNS says) and reports whether the server ever answers with
+// serverWordsOtherwise resends an update up to runs times and reports whether the server ever answers with
 // a message other than msg (a failed request does not count): a message
 // whose causes follow Go map order (the properties of an object) can come
 // the same way in the first dozen answers. Looking for crdkit's own
