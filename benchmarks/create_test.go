@@ -16,22 +16,23 @@ import (
 	structuralpruning "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
 	apiservervalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
 	"k8s.io/apiextensions-apiserver/pkg/registry/customresource"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured/unstructuredscheme"
 	"k8s.io/apimachinery/pkg/runtime"
 	runtimeschema "k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/util/validation/field"
+	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
+	"k8s.io/apiserver/pkg/registry/rest"
+	"k8s.io/apiserver/pkg/warning"
 	kjson "sigs.k8s.io/json"
 
 	"github.com/crdkit/crdkit"
 )
 
-// createStrategy is the part of the server's custom-resource strategy a
-// create uses.
-type createStrategy interface {
-	PrepareForCreate(ctx context.Context, obj runtime.Object)
-	Validate(ctx context.Context, obj runtime.Object) field.ErrorList
-}
+// createStrategy is the server's custom-resource strategy
+// (customresource.NewStrategy), as a create uses it.
+type createStrategy = rest.RESTCreateStrategy
 
 // createCase is one corpus object with its CRD version, prepared for both
 // pipelines.
@@ -117,15 +118,48 @@ func createCases(tb testing.TB) []createCase {
 }
 
 // upstreamCreate is the server's create pipeline from a decoded object,
-// CEL rules included (the strategy runs them), without storage: the decoder's coercion (metadata round
-// trip, prune, null pruning, embedded coercion), request-version defaults,
-// PrepareForCreate and the strategy's validation.
-func upstreamCreate(c createCase, obj map[string]any) field.ErrorList {
+// CEL rules included (the strategy runs them), without storage: the
+// decoder's coercion (metadata round trip, prune, null pruning, embedded
+// coercion), request-version defaults, then upstreamBeforeCreate. It
+// returns the error the server answers with, nil when it accepts.
+func upstreamCreate(c createCase, obj map[string]any) error {
 	coerceAndDefault(c, obj)
-	u := &unstructured.Unstructured{Object: obj}
-	ctx := context.Background()
-	c.strategy.PrepareForCreate(ctx, u)
-	return c.strategy.Validate(ctx, u)
+	ns, _, _ := unstructured.NestedString(obj, "metadata", "namespace")
+	ctx := genericapirequest.WithNamespace(context.Background(), ns)
+	return upstreamBeforeCreate(ctx, c.strategy, &unstructured.Unstructured{Object: obj})
+}
+
+// upstreamBeforeCreate is rest.BeforeCreate (k8s.io/apiserver
+// pkg/registry/rest/create.go) without its two internal-error checks of
+// the store's own earlier steps (system metadata filled, name generated):
+// the store fills a uid and creation time before it, which crdkit leaves to
+// the caller, so a direct call would fail. The rest is the server's, in
+// its order: the namespace check, PrepareForCreate, rest.ValidateCreate
+// (the strategy's validation, then the object metadata's), the Invalid
+// status error built from the causes, the warnings and Canonicalize; the
+// same work crdkit's create does.
+func upstreamBeforeCreate(ctx context.Context, st createStrategy, obj runtime.Object) error {
+	objectMeta, err := meta.Accessor(obj)
+	if err != nil {
+		return err
+	}
+	kinds, _, err := st.ObjectKinds(obj)
+	if err != nil {
+		return err
+	}
+	ns, _ := genericapirequest.NamespaceFrom(ctx)
+	if err := rest.EnsureObjectNamespaceMatchesRequestNamespace(rest.ExpectedNamespaceForScope(ns, st.NamespaceScoped()), objectMeta); err != nil {
+		return err
+	}
+	st.PrepareForCreate(ctx, obj)
+	if errs := rest.ValidateCreate(ctx, obj, st); len(errs) != 0 {
+		return apierrors.NewInvalid(kinds[0].GroupKind(), objectMeta.GetName(), errs)
+	}
+	for _, w := range st.WarningsOnCreate(ctx, obj) {
+		warning.AddWarning(ctx, "", w)
+	}
+	st.Canonicalize(obj)
+	return nil
 }
 
 // coerceAndDefault is the decoder's coercion with the object's own schema
@@ -183,9 +217,11 @@ func TestCreateBenchInputs(t *testing.T) {
 	}
 	for _, c := range cases {
 		res := c.version.Create(c.obj, crdkit.CreateOptions{FieldValidation: crdkit.Ignore})
-		errs := upstreamCreate(c, runtime.DeepCopyJSON(c.obj))
-		if (res.Err == nil) != (len(errs) == 0) {
-			t.Errorf("%s: crdkit %v, upstream %v", c.name, res.Err, errs)
+		err := upstreamCreate(c, runtime.DeepCopyJSON(c.obj))
+		if (res.Err == nil) != (err == nil) {
+			t.Errorf("%s: crdkit %v, upstream %v", c.name, res.Err, err)
+		} else if err != nil && res.Err.Error() != err.Error() {
+			t.Errorf("%s: crdkit %q, upstream %q", c.name, res.Err, err)
 		}
 		if res.Err == nil {
 			if _, err := json.Marshal(res.Object); err != nil {
