@@ -12,46 +12,51 @@ import (
 // create costs beyond the checks themselves. Every other value (floats,
 // maps, lists, other types) takes ErrorBody itself.
 func errorBody(e *field.Error) string {
-	var s string
+	var small [128]byte
+	return string(appendErrorBody(small[:0], e))
+}
+
+// appendErrorBody appends errorBody(e) to b.
+func appendErrorBody(b []byte, e *field.Error) []byte {
 	switch e.Type {
 	case field.ErrorTypeRequired, field.ErrorTypeForbidden, field.ErrorTypeTooLong,
 		field.ErrorTypeTooShort, field.ErrorTypeInternal:
-		s = e.Type.String()
+		b = append(b, e.Type.String()...)
 	case field.ErrorTypeInvalid, field.ErrorTypeTypeInvalid, field.ErrorTypeNotSupported,
 		field.ErrorTypeNotFound, field.ErrorTypeDuplicate, field.ErrorTypeTooMany, field.ErrorTypeTooFew:
 		// As ErrorBody: %q of a string is strconv.Quote, %v of an integer
 		// or a bool strconv's, and json.Marshal of an int or of nil the
 		// same digits or "null".
-		var v string
 		switch t := e.BadValue.(type) {
 		case field.OmitValueType:
-			s = e.Type.String()
+			b = append(b, e.Type.String()...)
 		case string:
-			v = strconv.Quote(t)
+			b = strconv.AppendQuote(typed(b, e), t)
 		case int64:
-			v = strconv.FormatInt(t, 10)
+			b = strconv.AppendInt(typed(b, e), t, 10)
 		case int:
-			v = strconv.Itoa(t)
+			b = strconv.AppendInt(typed(b, e), int64(t), 10)
 		case int32:
-			v = strconv.FormatInt(int64(t), 10)
+			b = strconv.AppendInt(typed(b, e), int64(t), 10)
 		case bool:
-			v = strconv.FormatBool(t)
+			b = strconv.AppendBool(typed(b, e), t)
 		case nil:
-			v = "null"
+			b = append(typed(b, e), "null"...)
 		default:
-			return e.ErrorBody()
-		}
-		if s == "" {
-			if len(e.Detail) != 0 {
-				return e.Type.String() + ": " + v + ": " + e.Detail
-			}
-			return e.Type.String() + ": " + v
+			return append(b, e.ErrorBody()...)
 		}
 	default:
-		return e.ErrorBody()
+		return append(b, e.ErrorBody()...)
 	}
 	if len(e.Detail) != 0 {
-		return s + ": " + e.Detail
+		b = append(b, ": "...)
+		b = append(b, e.Detail...)
 	}
-	return s
+	return b
+}
+
+// typed appends e's type and the ": " before its value to b.
+func typed(b []byte, e *field.Error) []byte {
+	b = append(b, e.Type.String()...)
+	return append(b, ": "...)
 }

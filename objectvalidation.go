@@ -162,8 +162,10 @@ func toFieldErrors(in schema.ErrorList) field.ErrorList {
 		return nil
 	}
 	out := make(field.ErrorList, len(in))
+	all := make([]field.Error, len(in)) // one allocation for all
 	for i, e := range in {
-		out[i] = &field.Error{Type: field.ErrorType(e.Type), Field: e.Field, BadValue: e.BadValue, Detail: e.Detail}
+		all[i] = field.Error{Type: field.ErrorType(e.Type), Field: e.Field, BadValue: e.BadValue, Detail: e.Detail}
+		out[i] = &all[i]
 	}
 	return out
 }

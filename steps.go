@@ -546,83 +546,122 @@ const maxWalkDepth = 10000
 // newInvalid is apierrors.NewInvalid, byte for byte, in linear time:
 // apimachinery builds the message by repeated string concatenation, which
 // takes seconds for the tens of thousands of causes a hostile object can
-// produce.
+// produce. The message is written once, and the causes' messages are cut
+// from it (each cause's text, "field: message", is in it once).
 func newInvalid(gk runtimeschema.GroupKind, name string, errs field.ErrorList) *apierrors.StatusError {
-	causes := make([]metav1.StatusCause, 0, len(errs))
-	size := 0
+	causes := make([]metav1.StatusCause, len(errs))
+	size := len(gk.Kind) + len(gk.Group) + len(name) + 20
 	for _, e := range errs {
-		c := metav1.StatusCause{Type: metav1.CauseType(e.Type), Message: errorBody(e), Field: e.Field}
-		causes = append(causes, c)
-		size += len(c.Field) + len(c.Message) + 4
+		size += len(e.Field) + len(e.Detail) + 48
 	}
-	msg := gk.String() + " " + strconv.Quote(name) + " is invalid"
+	var small [1024]byte
+	b := small[:0]
+	if size > len(small) {
+		b = make([]byte, 0, size)
+	}
+	// gk.String(), the quoted name.
+	b = append(b, gk.Kind...)
+	if gk.Group != "" {
+		b = append(b, '.')
+		b = append(b, gk.Group...)
+	}
+	b = append(b, ' ')
+	b = strconv.AppendQuote(b, name)
+	b = append(b, " is invalid"...)
 	if len(errs) == 0 {
-		return statusInvalid(gk, name, msg, causes)
+		return statusInvalid(gk, name, string(b), causes)
 	}
 	// The server's message lists e.Error() ("field: body") of each cause
 	// once, in order. Each text is written to b; one already there is
-	// taken back out. Few causes are compared with the texts before them,
-	// many looked up in a set.
-	b := make([]byte, 0, size)
+	// taken back out, and the cause's body is the end of the text kept.
+	// Few causes are compared with the texts before them, many looked up
+	// in a set.
+	b = append(b, ": ["...)
+	open := len(b)
+	type span struct{ lo, hi int }
+	var bodyBuf [16]span
+	bodies := bodyBuf[:0] // where each cause's body is in b
+	if len(errs) > len(bodyBuf) {
+		bodies = make([]span, 0, len(errs))
+	}
 	var endsBuf [32]int
 	ends := endsBuf[:0] // where each text kept ends in b
-	var seen map[string]bool
-	n := 0
-	for _, c := range causes {
+	var seen map[string]int
+	for i, e := range errs {
+		causes[i] = metav1.StatusCause{Type: metav1.CauseType(e.Type), Field: e.Field}
 		lo := len(b)
-		if n > 0 {
+		if len(ends) > 0 {
 			b = append(b, ", "...)
 		}
 		from := len(b)
-		b = append(b, c.Field...)
+		b = append(b, e.Field...)
 		b = append(b, ": "...)
-		b = append(b, c.Message...)
+		body := len(b)
+		b = appendErrorBody(b, e)
 		text := b[from:]
-		dup := false
-		if seen == nil && n < 32 {
-			prev := 0
-			for _, end := range ends {
-				if string(b[prev:end]) == string(text) {
-					dup = true
+		end := -1 // where the same text kept before ends
+		if seen == nil && len(ends) < len(endsBuf) {
+			prev := open
+			for _, x := range ends {
+				if string(b[prev:x]) == string(text) {
+					end = x
 					break
 				}
-				prev = end + len(", ")
+				prev = x + len(", ")
 			}
 		} else {
 			if seen == nil {
-				seen = make(map[string]bool, 2*len(ends))
-				prev := 0
-				for _, end := range ends {
-					seen[string(b[prev:end])] = true
-					prev = end + len(", ")
+				seen = make(map[string]int, 2*len(ends))
+				prev := open
+				for _, x := range ends {
+					seen[string(b[prev:x])] = x
+					prev = x + len(", ")
 				}
 			}
-			dup = seen[string(text)]
-			if !dup {
-				seen[string(text)] = true
+			if x, dup := seen[string(text)]; dup {
+				end = x
+			} else {
+				seen[string(text)] = len(b)
 			}
 		}
-		if dup {
+		if end >= 0 {
+			bodies = append(bodies, span{end - (len(b) - body), end})
 			b = b[:lo]
 			continue
 		}
+		bodies = append(bodies, span{body, len(b)})
 		ends = append(ends, len(b))
-		n++
 	}
-	if n == 1 {
-		msg += ": " + string(b)
+	shift := 0
+	if len(ends) == 1 {
+		// One text, without the brackets.
+		b = append(b[:open-1], b[open:]...)
+		shift = 1
 	} else {
-		msg += ": [" + string(b) + "]"
+		b = append(b, ']')
+	}
+	msg := string(b)
+	for i, sp := range bodies {
+		causes[i].Message = msg[sp.lo-shift : sp.hi-shift]
 	}
 	return statusInvalid(gk, name, msg, causes)
 }
 
+// invalidStatus is the status error newInvalid returns and its details, in
+// one allocation.
+type invalidStatus struct {
+	err     apierrors.StatusError
+	details metav1.StatusDetails
+}
+
 func statusInvalid(gk runtimeschema.GroupKind, name, msg string, causes []metav1.StatusCause) *apierrors.StatusError {
-	return &apierrors.StatusError{ErrStatus: metav1.Status{
+	s := &invalidStatus{details: metav1.StatusDetails{Group: gk.Group, Kind: gk.Kind, Name: name, Causes: causes}}
+	s.err.ErrStatus = metav1.Status{
 		Status:  metav1.StatusFailure,
 		Code:    http.StatusUnprocessableEntity,
 		Reason:  metav1.StatusReasonInvalid,
-		Details: &metav1.StatusDetails{Group: gk.Group, Kind: gk.Kind, Name: name, Causes: causes},
+		Details: &s.details,
 		Message: msg,
-	}}
+	}
+	return &s.err
 }

@@ -207,25 +207,31 @@ func (p *steps) at(i int) step {
 // with ".", without a leading one at the root, additionalProperties keys
 // always after a ".", and array indexes as "[i]".
 func (p *steps) koName() string {
-	var b strings.Builder
+	var small [128]byte
+	return string(p.appendKoName(small[:0]))
+}
+
+// appendKoName appends koName's text to b.
+func (p *steps) appendKoName(b []byte) []byte {
+	start := len(b)
 	for i := 0; i < p.n; i++ {
 		st := p.at(i)
 		switch st.kind {
 		case stepIndex:
-			b.WriteByte('[')
-			b.WriteString(strconv.Itoa(st.idx))
-			b.WriteByte(']')
+			b = append(b, '[')
+			b = strconv.AppendInt(b, int64(st.idx), 10)
+			b = append(b, ']')
 		case stepKey:
-			b.WriteByte('.')
-			b.WriteString(st.key)
+			b = append(b, '.')
+			b = append(b, st.key...)
 		default:
-			if b.Len() > 0 {
-				b.WriteByte('.')
+			if len(b) > start {
+				b = append(b, '.')
 			}
-			b.WriteString(st.key)
+			b = append(b, st.key...)
 		}
 	}
-	return b.String()
+	return b
 }
 
 // path renders the path as a field path under base, with Child, Key and
@@ -1322,9 +1328,37 @@ func (v *validator) invalid(name string, value any, msg string) {
 }
 
 func (v *validator) typeError(typ, value string) {
-	name := v.at.koName()
-	msg := name + " in body must be of type " + typ + ": " + strconv.Quote(value)
-	v.add(msg, &Error{Type: ErrorTypeTypeInvalid, Field: v.field(name), BadValue: value, Detail: msg})
+	var small [256]byte
+	b := v.at.appendKoName(small[:0])
+	n := len(b)
+	b = append(b, " in body must be of type "...)
+	b = append(b, typ...)
+	b = append(b, ": "...)
+	msg := string(strconv.AppendQuote(b, value))
+	name := msg[:n]
+	v.add(msg, &Error{Type: ErrorTypeTypeInvalid, Field: v.field(name), BadValue: boxTypeName(value), Detail: msg})
+}
+
+// boxTypeName is s in an interface, allocated only when s is not one of the
+// JSON type names typeError's values mostly are.
+func boxTypeName(s string) any {
+	switch s {
+	case "object":
+		return "object"
+	case "array":
+		return "array"
+	case "string":
+		return "string"
+	case "integer":
+		return "integer"
+	case "number":
+		return "number"
+	case "boolean":
+		return "boolean"
+	case "null":
+		return "null"
+	}
+	return s
 }
 
 func (v *validator) tooLong(max int64) {
