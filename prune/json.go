@@ -88,6 +88,8 @@ type scratch struct {
 	pseg    []int
 	ptxt    []byte
 	ends    []int
+	runs    []int
+	sorted  []string
 	buf     []byte
 }
 
@@ -99,6 +101,7 @@ const maxScratch = 4096
 func (d *decoder) take(sc *scratch) {
 	d.path, d.members, d.elems, d.keys = sc.path, sc.members, sc.elems, sc.keys
 	d.ptext, d.pseg, d.ptxt, d.ends, d.buf = sc.ptext, sc.pseg, sc.ptxt, sc.ends, sc.buf
+	d.runs, d.sorted = sc.runs, sc.sorted
 }
 
 // give puts d's scratch back in sc, emptied.
@@ -114,6 +117,12 @@ func (d *decoder) give(sc *scratch) {
 	sc.ptext = reuseFlat(d.ptext)
 	sc.pseg = reuseFlat(d.pseg)
 	sc.ends = reuseFlat(d.ends)
+	sc.runs = reuseFlat(d.runs)
+	// paths cleared what it put in sorted.
+	sc.sorted = d.sorted[:0]
+	if cap(d.sorted) > maxScratch {
+		sc.sorted = nil
+	}
 	sc.ptxt = d.ptxt[:0]
 	if cap(d.ptxt) > maxPathText {
 		sc.ptxt = nil
@@ -176,9 +185,14 @@ type decoder struct {
 	// all the paths are sliced from (one allocation of the exact size; the
 	// buffer is reused by the next call), so that recording a path
 	// allocates nothing and writes no pointer.
-	ptxt     []byte
-	ends     []int
-	unsorted bool // a path recorded comes before the one recorded before it
+	ptxt []byte
+	ends []int
+	// runs holds the index in ends of each path recorded that comes
+	// before the one recorded before it: where each sorted run after the
+	// first starts (and the one before it ends). sorted is scratch for
+	// merging the runs.
+	runs   []int
+	sorted []string
 	// ptext is the text of the first nr segments of path, and pseg where
 	// the text of each ends.
 	ptext []byte
@@ -414,12 +428,14 @@ func (d *decoder) addPath(key string) {
 		b = append(b, '.')
 	}
 	b = append(b, key...)
-	if n := len(d.ends); n > 0 && !d.unsorted {
+	if n := len(d.ends); n > 0 {
 		plo := 0
 		if n > 1 {
 			plo = d.ends[n-2]
 		}
-		d.unsorted = less(b[lo+same:], b[plo+same:lo])
+		if less(b[lo+same:], b[plo+same:lo]) {
+			d.runs = append(d.runs, n)
+		}
 	}
 	d.ptxt = b
 	d.ends = append(d.ends, len(b))
@@ -456,12 +472,66 @@ func (d *decoder) paths(dst []string) []string {
 		lo = hi
 	}
 	// The paths come in the order of the input, which is often sorted
-	// already (encoders such as encoding/json write keys sorted):
-	// addPath compares each with the one before, from where they differ.
-	if d.unsorted {
-		slices.Sort(out[len(dst):])
+	// already (encoders such as encoding/json write keys sorted) or made
+	// of a few sorted runs (an index of two digits after one of one):
+	// addPath compares each with the one before, from where they differ,
+	// and the runs are merged.
+	if len(d.runs) > 0 {
+		list := out[len(dst):]
+		d.sorted = slices.Grow(d.sorted[:0], len(list))[:len(list)]
+		mergeRuns(list, d.sorted, append(d.runs, len(list)))
+		clear(d.sorted)
 	}
 	return out
+}
+
+// mergeRuns sorts a, made of sorted runs, the first of which starts at 0,
+// and each of the others where the one before it ends; ends holds where
+// each ends (the last at len(a)) and is overwritten. tmp is scratch of
+// a's length. Neighbouring runs are merged in pairs until one is left: a
+// comparison sort's work when every run is one path long, and less the
+// fewer there are.
+func mergeRuns(a, tmp []string, ends []int) {
+	src, dst := a, tmp
+	for len(ends) > 1 {
+		w, lo := 0, 0
+		for i := 0; i < len(ends); i += 2 {
+			if i+1 == len(ends) {
+				// An odd run out is carried over as it is.
+				copy(dst[lo:], src[lo:ends[i]])
+				ends[w] = ends[i]
+				w++
+				break
+			}
+			mid, hi := ends[i], ends[i+1]
+			merge(dst[lo:hi], src[lo:mid], src[mid:hi])
+			ends[w] = hi
+			w++
+			lo = hi
+		}
+		ends = ends[:w]
+		src, dst = dst, src
+	}
+	if &src[0] != &a[0] {
+		copy(a, src)
+	}
+}
+
+// merge writes the sorted x and y, merged, to dst.
+func merge(dst, x, y []string) {
+	i, j, k := 0, 0, 0
+	for i < len(x) && j < len(y) {
+		if y[j] < x[i] {
+			dst[k] = y[j]
+			j++
+		} else {
+			dst[k] = x[i]
+			i++
+		}
+		k++
+	}
+	k += copy(dst[k:], x[i:])
+	copy(dst[k:], y[j:])
 }
 
 // value decodes the next value and prunes it against s as prune does.

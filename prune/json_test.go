@@ -322,7 +322,8 @@ func TestJSONScratchReuse(t *testing.T) {
 
 // TestJSONPathOrder checks the sorting of the pruned paths where the input
 // gives them in an order that differs from the sorted one only after a
-// long common prefix, or only in a byte that sorts before the dot, and
+// long common prefix, or only in a byte that sorts before the dot, in a
+// few sorted runs (indexes of one, two and three digits) or in many, and
 // where it gives them sorted.
 func TestJSONPathOrder(t *testing.T) {
 	s := mustCompile(t, []byte(`{"type":"object","properties":{"spec":{"type":"object","additionalProperties":{
@@ -341,6 +342,8 @@ func TestJSONPathOrder(t *testing.T) {
 		`{"spec":{"b":[{"x":1}],"b-c":[{"x":1}],"b.c":[{"x":1}]}}`,
 		`{"spec":{"b-c":[{"x":1}],"b":[{"x":1}]}}`,
 		`{"spec":{"a":[` + elems(12) + `]}}`,
+		`{"spec":{"a":[` + elems(25) + `],"a-":[` + elems(11) + `],"a+":[` + elems(3) + `]}}`,
+		`{"spec":{"a":[` + elems(120) + `]},"z":1,"y":2,"x":3,"w":4,"v":5}`,
 		`{"spec":{"a":[` + elems(3) + `],"a!":[` + elems(2) + `]},"z":1,"y":2,"spec2":3}`,
 		`{"spec":{"":[{"":1,"x":2}],"a":[{"":1}]},"":1}`,
 		`{"a":1,"b":2,"c":3,"spec":{"q":[{"a":1,"b":2}]},"z":{"y":1}}`,
@@ -373,6 +376,7 @@ func TestJSONScratchEmptied(t *testing.T) {
 		wide.String()[:len(wide.String())/2],
 		`{"spec":{"list":[{"m":{"x":1,"x":2}}]}}`,
 		`{"gone":{"a":1,"b":{"c":1,"c":2}}}`,
+		`{"z":1,"y":2,"x":3,"a":4}`,
 		`{}`,
 	}
 	sc := new(scratch)
@@ -389,11 +393,12 @@ func TestJSONScratchEmptied(t *testing.T) {
 		zero("members", cap(sc.members), func(i int) bool { return sc.members[:cap(sc.members)][i] == member{} })
 		zero("elems", cap(sc.elems), func(i int) bool { return sc.elems[:cap(sc.elems)][i] == nil })
 		zero("keys", cap(sc.keys), func(i int) bool { return sc.keys[:cap(sc.keys)][i] == "" })
+		zero("sorted", cap(sc.sorted), func(i int) bool { return sc.sorted[:cap(sc.sorted)][i] == "" })
 		if len(sc.path)+len(sc.members)+len(sc.elems)+len(sc.keys) != 0 {
 			t.Fatalf("after JSON(%.40s...) the scratch's stacks are not empty", c)
 		}
 	}
-	if cap(sc.members) == 0 || cap(sc.elems) == 0 || cap(sc.keys) == 0 || cap(sc.path) == 0 {
+	if cap(sc.members) == 0 || cap(sc.elems) == 0 || cap(sc.keys) == 0 || cap(sc.path) == 0 || cap(sc.sorted) == 0 {
 		t.Fatal("the calls did not use every stack")
 	}
 }
