@@ -53,13 +53,15 @@
 // caller can take the server's decoder and report its exact error; the
 // tests fuzz it against sigs.k8s.io/json followed by Object.
 //
-// What JSON builds costs little more than the maps of the result: keys and
-// strings are slices of one copy of the body, strings, numbers and arrays
+// What JSON builds costs little more than the maps of the result: the
+// keys of declared properties are the schema's own strings, other keys and
+// strings are copied out of the body into a few chunks of text (nothing
+// pruned is copied, and the body is not kept), strings, numbers and arrays
 // are put in interfaces a chunk at a time (internal/box: one allocation
 // for up to 512 values), arrays are made at their exact size, the
 // reported paths are cut from one string, and the decoder's stacks are
 // reused from call to call. The price is that a value kept from the
-// result keeps the body and its chunk in memory, and a path all of them.
+// result keeps its chunks in memory, and a path all of them.
 // [JSONNulls] also reports whether the value holds a null, so that a
 // caller that drops nulls can leave that out without a walk or a search.
 //

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"sync"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/crdkit/crdkit/internal/box"
 	"github.com/crdkit/crdkit/schema"
@@ -31,8 +32,11 @@ import (
 // keys that pruning removes. The caller then decodes data another way and
 // reports the server's error.
 //
-// The strings of obj share one copy of data; the copy stays in memory as
-// long as any of them does. Likewise its strings, numbers and arrays are
+// Nothing JSON returns shares data, which the caller may change or reuse
+// as soon as JSON returns. The keys of declared properties are the
+// schema's own strings; the other keys and the strings of obj are copied
+// into chunks of text (an eighth of data, doubling), so a string kept
+// keeps its chunk in memory. Likewise its strings, numbers and arrays are
 // put in interfaces a chunk at a time (internal/box), so a value kept
 // keeps its chunk in memory; the paths are cut from one string, which
 // stays in memory as long as any of them does.
@@ -54,7 +58,9 @@ func JSONNulls(data []byte, s *schema.Schema, opts Options, dst []string) (obj m
 
 // decodeWith is JSONNulls with the scratch sc, which it leaves emptied.
 func decodeWith(sc *scratch, data []byte, s *schema.Schema, opts Options, dst []string) (obj map[string]any, paths []string, nulls, ok bool) {
-	d := decoder{s: string(data), track: !opts.NoPaths}
+	// The decoder reads data in place; what the result keeps of it is
+	// copied (keep).
+	d := decoder{s: unsafe.String(unsafe.SliceData(data), len(data)), track: !opts.NoPaths}
 	d.box.Hint(len(data))
 	d.take(sc)
 	defer d.give(sc)
@@ -170,12 +176,14 @@ const maxJSONDepth = 512
 // duplicates without building the object (a quadratic check).
 const maxSkippedKeys = 1024
 
-// decoder is the state of one JSON call. It reads s, a copy of the input,
-// so that strings without escapes are slices of it.
+// decoder is the state of one JSON call. It reads s, the caller's input
+// seen as a string, so that strings without escapes are slices of it while
+// it decodes; those the result keeps are copied into text (keep).
 type decoder struct {
 	s     string
-	i     int  // the next byte to read
-	bad   bool // gave up: the results are discarded
+	text  []byte // the chunk kept strings are copied into; never grown
+	i     int    // the next byte to read
+	bad   bool   // gave up: the results are discarded
 	depth int
 	track bool // record the pruned paths
 	nulls bool // a null was kept
@@ -325,7 +333,52 @@ func (d *decoder) distinct(mark int, k string) {
 			return
 		}
 	}
-	d.keys = append(d.keys, k)
+	n := len(d.keys)
+	if n == cap(d.keys) {
+		d.keys = slices.Grow(d.keys, max(n, 16))
+	}
+	d.keys = d.keys[:n+1] // lengthened, not rewritten (put)
+	d.keys[n] = k
+}
+
+// minText is the smallest chunk of text keep makes.
+const minText = 256
+
+// keep returns the string s for the result. A string of the input (a
+// slice of d.s) is copied into the text chunk, a new one when it is full:
+// the input is the caller's, and the result must not share it. Any other
+// string (unescaped, a schema's name, "") is returned as it is.
+func (d *decoder) keep(s string) string {
+	off := uintptr(unsafe.Pointer(unsafe.StringData(s))) - uintptr(unsafe.Pointer(unsafe.StringData(d.s)))
+	if len(s) == 0 || off >= uintptr(len(d.s)) {
+		return s
+	}
+	if cap(d.text)-len(d.text) < len(s) {
+		d.newText(len(s))
+	}
+	i := len(d.text)
+	d.text = d.text[:i+len(s)] // lengthened, not rewritten (put)
+	copy(d.text[i:], s)
+	return unsafe.String(&d.text[i], len(s))
+}
+
+// newText starts a chunk of text that holds at least need bytes. Chunks
+// double from an eighth of the input, but none is larger than the rest of
+// the input could fill: all kept strings after the one that needs it come
+// after it. The bytes written to a chunk are never changed.
+func (d *decoder) newText(need int) {
+	n := max(2*cap(d.text), len(d.s)>>3, minText)
+	n = max(min(n, len(d.s)-d.i+need), need)
+	d.text = make([]byte, 0, n)
+}
+
+// name is the key of a declared property for the map built: the schema's
+// copy of it when Schema.PropertyName gave one, else k kept.
+func (d *decoder) name(declared, k string) string {
+	if declared != "" {
+		return declared
+	}
+	return d.keep(k)
 }
 
 // set sets m[k] = v, failing when k was set already.
@@ -343,20 +396,37 @@ type member struct {
 	v any
 }
 
-// put adds the member k: v to the object being decoded.
+// put adds the member k: v to the object being decoded. The stacks are
+// lengthened in place (s = s[:n+1]) rather than appended to: an append
+// writes the slice's pointer back on every call, and a pointer written
+// while the collector marks passes its write barrier even when unchanged.
 func (d *decoder) put(k string, v any) {
-	if d.members == nil {
-		d.members = make([]member, 0, 16)
+	n := len(d.members)
+	if n == cap(d.members) {
+		d.members = slices.Grow(d.members, max(n, 16))
 	}
-	d.members = append(d.members, member{k, v})
+	d.members = d.members[:n+1]
+	d.members[n] = member{k, v}
 }
 
-// push adds the element v to the array being decoded.
+// push adds the element v to the array being decoded, as put does.
 func (d *decoder) push(v any) {
-	if d.elems == nil {
-		d.elems = make([]any, 0, 16)
+	n := len(d.elems)
+	if n == cap(d.elems) {
+		d.elems = slices.Grow(d.elems, max(n, 16))
 	}
-	d.elems = append(d.elems, v)
+	d.elems = d.elems[:n+1]
+	d.elems[n] = v
+}
+
+// enterPath adds the segment g to d.path, as put does.
+func (d *decoder) enterPath(g seg) {
+	n := len(d.path)
+	if n == cap(d.path) {
+		d.path = slices.Grow(d.path, max(n, 16))
+	}
+	d.path = d.path[:n+1]
+	d.path[n] = g
 }
 
 // mapFrom makes the map of the members put since mark and pops them,
@@ -557,7 +627,7 @@ func (d *decoder) value(s *schema.Schema, emb bool) any {
 				var v any
 				switch d.peek() {
 				case '{', '[':
-					d.path = append(d.path, indexSeg(n))
+					d.enterPath(indexSeg(n))
 					v = d.value(items, iemb)
 					d.pop()
 				default:
@@ -594,11 +664,11 @@ func (d *decoder) object(s *schema.Schema, emb bool) any {
 		if d.bad {
 			return nil
 		}
-		switch c := s.Property(k); {
+		switch name, c := s.PropertyName(k); {
 		case emb && isMeta(k):
-			d.set(m, k, d.any())
+			d.set(m, d.keep(k), d.any())
 		case c != nil:
-			d.set(m, k, d.child(c, k))
+			d.set(m, d.name(name, k), d.child(c, k))
 		default:
 			d.distinct(mark, k)
 			d.record(k)
@@ -626,13 +696,13 @@ func (d *decoder) largeObject(s, addl *schema.Schema, emb, addlSet bool) any {
 		if d.bad {
 			return nil
 		}
-		switch c := s.Property(k); {
+		switch name, c := s.PropertyName(k); {
 		case emb && isMeta(k):
-			d.put(k, d.any())
+			d.put(d.keep(k), d.any())
 		case c != nil:
-			d.put(k, d.child(c, k))
+			d.put(d.name(name, k), d.child(c, k))
 		case addlSet:
-			d.put(k, d.child(addl, k))
+			d.put(d.keep(k), d.child(addl, k))
 		default:
 			d.distinct(kmark, k)
 			d.record(k)
@@ -656,7 +726,7 @@ func (d *decoder) child(c *schema.Schema, k string) any {
 	default:
 		return d.scalar()
 	}
-	d.path = append(d.path, keySeg(k))
+	d.enterPath(keySeg(k))
 	v := d.value(c, c != nil && c.EmbeddedResource())
 	d.pop()
 	return v
@@ -683,15 +753,15 @@ func (d *decoder) preserve(s *schema.Schema, emb bool) any {
 			if d.bad {
 				return nil
 			}
-			switch c := s.Property(k); {
+			switch name, c := s.PropertyName(k); {
 			case emb && isMeta(k):
-				d.put(k, d.any())
+				d.put(d.keep(k), d.any())
 			case c != nil:
-				d.put(k, d.child(c, k))
+				d.put(d.name(name, k), d.child(c, k))
 			case addlSet:
-				d.put(k, d.child(addl, k))
+				d.put(d.keep(k), d.child(addl, k))
 			default:
-				d.put(k, d.any())
+				d.put(d.keep(k), d.any())
 			}
 			if !d.more('}') {
 				break
@@ -713,7 +783,7 @@ func (d *decoder) preserve(s *schema.Schema, emb bool) any {
 				var v any
 				switch d.peek() {
 				case '{', '[':
-					d.path = append(d.path, indexSeg(n))
+					d.enterPath(indexSeg(n))
 					v = d.preserve(items, iemb)
 					d.pop()
 				default:
@@ -767,7 +837,7 @@ func (d *decoder) all() any {
 				var v any
 				switch d.peek() {
 				case '{', '[':
-					d.path = append(d.path, indexSeg(n))
+					d.enterPath(indexSeg(n))
 					v = d.all()
 					d.pop()
 				default:
@@ -798,7 +868,7 @@ func (d *decoder) any() any {
 				if d.bad {
 					return nil
 				}
-				d.put(k, d.any())
+				d.put(d.keep(k), d.any())
 				if !d.more('}') {
 					break
 				}
@@ -868,7 +938,7 @@ func (d *decoder) skip() {
 func (d *decoder) scalar() any {
 	switch d.peek() {
 	case '"':
-		str := d.str()
+		str := d.keep(d.str())
 		d.box.Pos = d.i
 		return d.box.String(str)
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':

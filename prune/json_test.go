@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unsafe"
 
 	kjson "sigs.k8s.io/json"
 
@@ -169,11 +170,66 @@ func TestJSONAllocs(t *testing.T) {
 			t.Fatal("gave up")
 		}
 	})
-	// The copy of data, two for each of the root map and the spec map, and
-	// one chunk for the five strings put in an interface; the stacks (the
-	// path, the keys of the pruned objects) are reused from earlier calls.
+	// One chunk of text for the kept strings and the root's apiVersion and
+	// kind keys, two for each of the root map and the spec map, and one
+	// chunk for the five strings put in an interface; the stacks (the path,
+	// the keys of the pruned objects) are reused from earlier calls.
 	if allocs > 6 {
 		t.Errorf("JSON allocates %v times, want at most 6", allocs)
+	}
+}
+
+// TestJSONDeclaredKeys checks that the keys of declared properties are the
+// schema's strings, not copies: an object of declared keys and small
+// numbers costs its map and nothing else.
+func TestJSONDeclaredKeys(t *testing.T) {
+	s := mustCompile(t, []byte(`{"type":"object","properties":{"alpha":{},"beta":{},"gamma":{}}}`))
+	data := []byte(`{"alpha":1,"beta":2,"gamma":3}`)
+	allocs := testing.AllocsPerRun(100, func() {
+		if _, _, ok := JSON(data, s, Options{NoPaths: true}, nil); !ok {
+			t.Fatal("gave up")
+		}
+	})
+	if allocs > 2 {
+		t.Errorf("JSON allocates %v times, want at most 2 (the map)", allocs)
+	}
+	obj, _, _ := JSON(data, s, Options{}, nil)
+	for k := range obj {
+		name, _ := s.PropertyName(k)
+		if name == "" || unsafe.StringData(k) != unsafe.StringData(name) {
+			t.Errorf("key %q is not the schema's string", k)
+		}
+	}
+}
+
+// TestJSONTextChunks decodes strings and keys of many lengths, kept and
+// pruned, so that the chunks of text fill and new ones are made, and
+// checks them against the server's decoder with the input overwritten
+// after the call (checkJSON).
+func TestJSONTextChunks(t *testing.T) {
+	s := mustCompile(t, []byte(`{"type":"object","properties":{
+		"spec":{"type":"object","properties":{"s":{},"list":{"type":"array","items":{}}}},
+		"free":{"type":"object","x-kubernetes-preserve-unknown-fields":true}}}`))
+	var b strings.Builder
+	b.WriteString(`{"spec":{"s":"` + strings.Repeat("S", 700) + `","list":[`)
+	for i := range 200 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, "%q", strings.Repeat(string(rune('a'+i%26)), i*37%1100))
+	}
+	b.WriteString(`],"unknown":"` + strings.Repeat("u", 3000) + `"},"free":{`)
+	for i := range 150 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, "%q:%q", fmt.Sprintf("k%03d%s", i, strings.Repeat("k", i*13%300)), strings.Repeat("v", i*53%2500))
+	}
+	b.WriteString(`},"pruned":"` + strings.Repeat("p", 5000) + `"}`)
+	for _, opts := range []Options{{Root: true}, {NoPaths: true}} {
+		if !checkJSON(t, []byte(b.String()), s, opts) {
+			t.Fatal("JSON gave up")
+		}
 	}
 }
 

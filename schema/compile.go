@@ -366,6 +366,18 @@ func (s *Schema) Property(name string) *Schema {
 	return s.props[name]
 }
 
+// PropertyName is Property that also returns the schema's own copy of the
+// name, equal to name, when it holds one where the lookup finds it (""
+// otherwise, or when name is not declared): a decoder can use it as the
+// key of the property in the map it builds instead of copying the name
+// out of its input.
+func (s *Schema) PropertyName(name string) (string, *Schema) {
+	if s.index != nil {
+		return s.index.lookupName(name)
+	}
+	return "", s.props[name]
+}
+
 // propertyReq is Property that also says whether the name is required
 // (as the index flags it: false without an index).
 func (s *Schema) propertyReq(name string) (*Schema, bool) {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unsafe"
 )
 
 func mustCompile(t testing.TB, js string) *Schema {
@@ -376,6 +377,42 @@ func BenchmarkCompileJSON(b *testing.B) {
 	for b.Loop() {
 		if _, err := CompileJSON(js); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestPropertyName checks that PropertyName finds what Property finds and
+// gives the schema's own copy of a declared name where the index holds
+// one: not the caller's string, and the same string on every call.
+func TestPropertyName(t *testing.T) {
+	indexed := mustCompile(t, `{"type":"object","properties":{"alpha":{},"beta":{},"gamma":{"type":"string"}}}`)
+	// An empty name leaves the schema without an index: names come back "".
+	mapped := mustCompile(t, `{"type":"object","properties":{"alpha":{},"beta":{},"":{}}}`)
+	for _, tc := range []struct {
+		s       *Schema
+		indexed bool
+	}{{indexed, true}, {mapped, false}} {
+		for _, name := range []string{"alpha", "beta", "gamma", "", "alph", "alphaa", "delta"} {
+			asked := strings.Clone(name)
+			got, node := tc.s.PropertyName(asked)
+			if node != tc.s.Property(name) {
+				t.Errorf("PropertyName(%q) node %p, Property gives %p", name, node, tc.s.Property(name))
+			}
+			switch {
+			case node == nil || !tc.indexed:
+				if got != "" {
+					t.Errorf("PropertyName(%q) = %q, want \"\" (undeclared or no index)", name, got)
+				}
+			case got != name:
+				t.Errorf("PropertyName(%q) = %q", name, got)
+			case unsafe.StringData(got) == unsafe.StringData(asked):
+				t.Errorf("PropertyName(%q) returned the caller's string", name)
+			default:
+				again, _ := tc.s.PropertyName(strings.Clone(name))
+				if unsafe.StringData(again) != unsafe.StringData(got) {
+					t.Errorf("PropertyName(%q) returns a different string each call", name)
+				}
+			}
 		}
 	}
 }

@@ -71,6 +71,18 @@ func (ix *propIndex) lookup(name string) *Schema {
 	return nil
 }
 
+// lookupName is lookup that also returns the slot's copy of the name.
+func (ix *propIndex) lookupName(name string) (string, *Schema) {
+	if len(name) == 0 {
+		return "", nil
+	}
+	s := &ix.slots[ix.slot(name)]
+	if s.name == name {
+		return s.name, s.node
+	}
+	return "", nil
+}
+
 // buildPropIndex returns an index over names (parallel to nodes), or nil
 // when no multiplier in a small search spreads them without collision in
 // a table of up to eight times their number, or when a name is empty.
