@@ -36,13 +36,15 @@ import (
 // have an unknown string in every map and an unknown object in every third
 // (pruneSprinkle).
 //
-// BenchmarkPruneJSON/<crd>/<object>/{crdkit,upstream,nopaths,
+// BenchmarkPruneJSON/<crd>/<object>/{crdkit,upstream,upstream-codec,nopaths,
 // upstream-nopaths,json,valid,build,buildpaths}: bytes in, pruned value and
 // paths out.
 // crdkit is prune.JSON (nopaths the same without tracking the pruned
 // paths); upstream is sigs.k8s.io/json's UnmarshalCaseSensitivePreserveInts
 // (the server's decoder) followed by pruning.PruneWithOptions with paths
-// tracked (upstream-nopaths without, nopaths' twin); json is
+// tracked (upstream-nopaths without, nopaths' twin; upstream-codec with the
+// whole of the handler's codec as the decode, as BenchmarkCreateJSON's
+// upstream has it); json is
 // the bare encoding/json Unmarshal and valid is json.Valid, the floor of
 // reading the bytes at all. build is the floor of building the result:
 // it makes the maps and slices of the pruned value (each of its exact
@@ -205,6 +207,20 @@ func pruneJSONUpstream(c pruneJSONCase) (any, []string) {
 	return m, pruneUpstream(m, c.up)
 }
 
+// pruneJSONUpstreamCodec is pruneJSONUpstream with the decode the
+// custom-resource handler runs: the server's JSON serializer (upstreamDecoder,
+// as in upstreamCreateJSON), which reads the type meta first
+// (DefaultMetaFactory.Interpret) and then decodes into an Unstructured.
+func pruneJSONUpstreamCodec(c pruneJSONCase) (any, []string) {
+	def := runtimeschema.GroupVersionKind{}
+	obj, _, err := upstreamDecoder.Decode(c.raw, &def, &unstructured.Unstructured{})
+	if err != nil {
+		panic(err)
+	}
+	m := obj.(*unstructured.Unstructured).Object
+	return m, pruneUpstream(m, c.up)
+}
+
 func BenchmarkPruneJSON(b *testing.B) {
 	for _, c := range pruneJSONCases(b) {
 		name := c.crd + "/" + c.object + "/"
@@ -224,6 +240,9 @@ func BenchmarkPruneJSON(b *testing.B) {
 		})
 		b.Run(name+"upstream", func(b *testing.B) {
 			cpuLoop(b, func() { pruneJSONUpstream(c) })
+		})
+		b.Run(name+"upstream-codec", func(b *testing.B) {
+			cpuLoop(b, func() { pruneJSONUpstreamCodec(c) })
 		})
 		b.Run(name+"upstream-nopaths", func(b *testing.B) {
 			cpuLoop(b, func() { pruneJSONUpstreamNoPaths(c) })
@@ -301,6 +320,9 @@ func TestPruneJSONBenchInputs(t *testing.T) {
 		}
 		if again := rebuildPaths(upPaths); !slices.Equal(again, upPaths) {
 			t.Errorf("%s/%s: rebuildPaths = %q, want %q", c.crd, c.object, again, upPaths)
+		}
+		if codec, codecPaths := pruneJSONUpstreamCodec(c); !reflect.DeepEqual(codec, up) || !slices.Equal(codecPaths, upPaths) {
+			t.Errorf("%s/%s: the server's codec gives %q, its decoder %q", c.crd, c.object, codecPaths, upPaths)
 		}
 		np, _, ok := prune.JSON(c.raw, c.ours, prune.Options{Root: true, NoPaths: true}, nil)
 		if upNP := pruneJSONUpstreamNoPaths(c); !ok || !reflect.DeepEqual(np, upNP) || !reflect.DeepEqual(np, up) {
