@@ -178,3 +178,77 @@ func TestCreateReturnsStatusDefaults(t *testing.T) {
 		t.Errorf("status = %s, want the default {\"observedGeneration\":-1}", b)
 	}
 }
+
+// TestCorpusConcurrent creates every corpus body (as is and with unknown
+// fields) and updates the created object with it, from several goroutines
+// at once, each CRD compiled afresh so that these are the first uses of its
+// compiled values (run with -race): lazily built state must be built once,
+// safely, and every answer must be the one a fresh copy of the CRD gives
+// when used alone.
+func TestCorpusConcurrent(t *testing.T) {
+	ref, fresh := corpusBodies(t), corpusBodies(t)
+	if len(ref) != len(fresh) || len(ref) < 60 {
+		t.Fatalf("%d and %d corpus bodies, want the same, at least 60", len(ref), len(fresh))
+	}
+	modes := []CreateOptions{{FieldValidation: Ignore}, {FieldValidation: Strict}}
+	type update struct {
+		body []byte
+		live map[string]any // read by every goroutine, changed by none
+	}
+	want := make([][]Result, len(ref))
+	updates := make([]*update, len(ref))
+	wantUpdate := make([]Result, len(ref))
+	updated := 0
+	for i, b := range ref {
+		for _, o := range modes {
+			want[i] = append(want[i], b.v.CreateJSON(b.raw, o))
+		}
+		if want[i][0].Err != nil {
+			continue
+		}
+		live := b.v.CreateJSON(b.raw, modes[0]).Object // not want's, which stays as answered
+		md, _ := live["metadata"].(map[string]any)
+		var obj map[string]any
+		if md == nil || json.Unmarshal(b.raw, &obj) != nil {
+			continue
+		}
+		md["resourceVersion"], md["uid"], md["creationTimestamp"] = "7", "0b3c8e4e-6c2b-4d3f-9a57-0c1f5b8e2a11", "2026-01-02T03:04:05Z"
+		om, _ := obj["metadata"].(map[string]any)
+		if om == nil {
+			continue
+		}
+		om["resourceVersion"] = "7"
+		body, err := json.Marshal(obj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		updates[i] = &update{body, live}
+		if wantUpdate[i] = b.v.UpdateJSON(body, live, UpdateOptions{}); wantUpdate[i].Err == nil {
+			updated++
+		}
+	}
+	if updated < len(ref)/2 {
+		t.Fatalf("%d of %d bodies updated without error, want at least half", updated, len(ref))
+	}
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			<-start
+			for i, b := range fresh {
+				for j, o := range modes {
+					if got := b.v.CreateJSON(b.raw, o); !reflect.DeepEqual(got, want[i][j]) {
+						t.Errorf("%s, %s: concurrent CreateJSON = %v, alone %v", b.name, o.FieldValidation, got.Err, want[i][j].Err)
+					}
+				}
+				if u := updates[i]; u != nil {
+					if got := b.v.UpdateJSON(u.body, u.live, UpdateOptions{}); !reflect.DeepEqual(got, wantUpdate[i]) {
+						t.Errorf("%s: concurrent UpdateJSON = %v, alone %v", b.name, got.Err, wantUpdate[i].Err)
+					}
+				}
+			}
+		})
+	}
+	close(start)
+	wg.Wait()
+}

@@ -207,9 +207,11 @@ func conv(v any, t *ntype) (nval, bool) {
 }
 
 // convertible says whether toVal(v, n) is sure not to be an error value, for
-// has(): the server's presence test fails on one. v is not nil.
-func convertible(v any, n *node, memo map[*node]*ntype) bool {
-	if t := typeOf(n, memo); t != nil {
+// has(): the server's presence test fails on one. v is not nil; t is
+// typeOf(n), worked out when the program is compiled (programs are shared
+// by goroutines: evaluating one writes nothing they share).
+func convertible(v any, n *node, t *ntype) bool {
+	if t != nil {
 		_, ok := conv(v, t)
 		return ok
 	}
@@ -439,7 +441,7 @@ func (c *ncomp) sel(s celast.SelectExpr) *nexpr {
 			return nil
 		}
 		child := cs.(*node)
-		memo := c.memo
+		ct := typeOf(child, c.memo)
 		if test && op.self {
 			return &nexpr{t: typeBool, f: func(e *nenv) (nval, bool) {
 				m, ok := e.self.(map[string]any)
@@ -450,7 +452,7 @@ func (c *ncomp) sel(s celast.SelectExpr) *nexpr {
 				if !ok || v == nil {
 					return nb(false), true
 				}
-				return nb(true), convertible(v, child, memo)
+				return nb(true), convertible(v, child, ct)
 			}}
 		}
 		if test && op.slot > 0 {
@@ -462,7 +464,7 @@ func (c *ncomp) sel(s celast.SelectExpr) *nexpr {
 				if !ok || v == nil {
 					return nb(false), true
 				}
-				return nb(true), convertible(v, child, memo)
+				return nb(true), convertible(v, child, ct)
 			}}
 		}
 		if test {
@@ -475,10 +477,9 @@ func (c *ncomp) sel(s celast.SelectExpr) *nexpr {
 				if !ok || v == nil {
 					return nb(false), true
 				}
-				return nb(true), convertible(v, child, memo)
+				return nb(true), convertible(v, child, ct)
 			}}
 		}
-		ct := typeOf(child, c.memo)
 		if ct == nil {
 			return nil
 		}
@@ -511,7 +512,7 @@ func (c *ncomp) sel(s celast.SelectExpr) *nexpr {
 		// error: not sure.
 		k := s.FieldName()
 		child := op.t.n.addl.schema
-		memo := c.memo
+		elem := op.t.elem // typeOf(child)
 		if test {
 			return &nexpr{t: typeBool, f: func(e *nenv) (nval, bool) {
 				o, ok := op.f(e)
@@ -522,7 +523,7 @@ func (c *ncomp) sel(s celast.SelectExpr) *nexpr {
 				if !ok {
 					return nb(false), true
 				}
-				return nb(true), v != nil && convertible(v, child, memo)
+				return nb(true), v != nil && convertible(v, child, elem)
 			}}
 		}
 		ct := op.t.elem
@@ -892,7 +893,7 @@ func (c *ncomp) call(ex celast.Expr) *nexpr {
 			return nil
 		}
 		l, r := args[0].f, args[1].f
-		child, memo := args[1].t.n.addl.schema, c.memo
+		child, elem := args[1].t.n.addl.schema, args[1].t.elem // typeOf(child)
 		return &nexpr{t: typeBool, f: func(e *nenv) (nval, bool) {
 			a, ok := l(e)
 			if !ok {
@@ -906,7 +907,7 @@ func (c *ncomp) call(ex celast.Expr) *nexpr {
 			if !ok {
 				return nb(false), true
 			}
-			return nb(true), v != nil && convertible(v, child, memo)
+			return nb(true), v != nil && convertible(v, child, elem)
 		}}
 	case "size_string", "string_size":
 		if !want(1, tString) {

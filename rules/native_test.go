@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/cel-go/common/types"
@@ -323,4 +324,49 @@ func TestNativePanicFallsBack(t *testing.T) {
 	if n := nativePanics.Load() - before; n != 1 || calls != 1 {
 		t.Errorf("%d panics counted, %d calls; want 1 and 1", n, calls)
 	}
+}
+
+// TestNativeConcurrent evaluates, from several goroutines at once, one
+// Validator's native programs for every presence test on a schema value
+// (has() on self, on a comprehension variable, on a selection, on a map
+// key, and in on a map): each decides at evaluation time whether the
+// present value converts (run with -race; before the conversion types were
+// worked out at compile time, the first evaluations wrote a shared map).
+func TestNativeConcurrent(t *testing.T) {
+	rules := []string{
+		"has(self.s) && has(self.i) && has(self.lo) && has(self.m) && has(self.o)",
+		"self.lo.all(l, has(l.name) && has(l.port) && has(l.x))",
+		"has(self.o.a) && has(self.o.z)",
+		"has(self.m.k) && has(self.mn.k)",
+		"'k' in self.m && 'k' in self.mn",
+	}
+	var rs []schema.ValidationRule
+	for _, r := range rules {
+		rs = append(rs, schema.ValidationRule{Rule: r})
+	}
+	v := nativeValidator(t, rs...)
+	for i, r := range rules {
+		if v.root.props[0].v.rules[i].fast.get().native == nil {
+			t.Fatalf("%s: no native program", r)
+		}
+	}
+	obj, ok := decodeFuzzJSON(`{"spec":{"s":"a","i":1,"lo":[{"name":"a","port":1,"x":{"y":"b"}}],"m":{"k":"v"},"mn":{"k":"v"},"o":{"a":"b","z":{"q":"c"}}}}`)
+	if !ok {
+		t.Fatal("bad object")
+	}
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			<-start
+			for range 20 {
+				if errs, _ := v.ValidateUntracked(context.Background(), obj, nil, RuntimeBudget); len(errs) > 0 {
+					t.Errorf("Validate = %v, want no errors", errs)
+					return
+				}
+			}
+		})
+	}
+	close(start)
+	wg.Wait()
 }
