@@ -160,36 +160,62 @@ func loadRegistry(crds, inputs []string, stderr io.Writer) (*registry, int) {
 		errs     [2][]error
 	)
 	// read finds the files of paths that mention CRDs, and with hints the
-	// type meta their documents name.
+	// type meta their documents name. The files are read on all cores;
+	// what they give is gathered in their order.
 	read := func(i int, paths []string, withHints bool) {
 		files, err := docs.Files(paths)
 		if err != nil {
 			errs[i] = append(errs[i], err)
 			return
 		}
-		seen := map[string]bool{}
-		var buf bytes.Buffer
-		for _, f := range files {
-			data, err := readReusing(f.Path, &buf)
+		type found struct {
+			crd   *crdFile
+			hints []string
+			err   error
+		}
+		out := make([]found, len(files))
+		one := func(j int, buf *bytes.Buffer) {
+			f := files[j]
+			data, err := readReusing(f.Path, buf)
 			if err != nil {
-				errs[i] = append(errs[i], err)
-				continue
+				out[j].err = err
+				return
 			}
 			if withHints {
-				for _, k := range typeMetaHints(f.Path, data) {
-					if !seen[k] {
-						seen[k] = true
-						hints = append(hints, k)
-					}
-				}
+				out[j].hints = typeMetaHints(f.Path, data)
 			}
 			if !bytes.Contains(data, []byte("CustomResourceDefinition")) {
-				continue // no CRD here: spare the YAML conversion
+				return // no CRD here: spare the YAML conversion
 			}
 			if f.Path != docs.Stdin {
 				data = bytes.Clone(data) // the documents keep slices of it
 			}
-			crdFiles[i] = append(crdFiles[i], &crdFile{path: f.Path, data: data})
+			out[j].crd = &crdFile{path: f.Path, data: data}
+		}
+		var bufs sync.Pool
+		par.Each(len(files), func(j int) {
+			buf, _ := bufs.Get().(*bytes.Buffer)
+			if buf == nil {
+				buf = new(bytes.Buffer)
+			}
+			one(j, buf)
+			bufs.Put(buf)
+		})
+		seen := map[string]bool{}
+		for _, o := range out {
+			if o.err != nil {
+				errs[i] = append(errs[i], o.err)
+				continue
+			}
+			for _, k := range o.hints {
+				if !seen[k] {
+					seen[k] = true
+					hints = append(hints, k)
+				}
+			}
+			if o.crd != nil {
+				crdFiles[i] = append(crdFiles[i], o.crd)
+			}
 		}
 	}
 	split := func(fs []*crdFile) {
