@@ -23,6 +23,7 @@ import (
 
 	"github.com/crdkit/crdkit"
 	"github.com/crdkit/crdkit/prune"
+	"github.com/crdkit/crdkit/schema"
 )
 
 // Create from bytes: BenchmarkCreateJSON/<crd>/<object>[+unknown]/
@@ -37,8 +38,8 @@ import (
 // (pruneSprinkle).
 //
 // BenchmarkPruneJSON/<crd>/<object>/{crdkit,upstream,upstream-codec,nopaths,
-// upstream-nopaths,json,valid,build,buildpaths}: bytes in, pruned value and
-// paths out.
+// upstream-nopaths,json,valid,scan,build,buildpaths}: bytes in, pruned value
+// and paths out.
 // crdkit is prune.JSON (nopaths the same without tracking the pruned
 // paths); upstream is sigs.k8s.io/json's UnmarshalCaseSensitivePreserveInts
 // (the server's decoder) followed by pruning.PruneWithOptions with paths
@@ -52,7 +53,12 @@ import (
 // already boxed, and reads nothing; buildpaths also makes the list of
 // pruned paths, as prune.JSON does (one string holding their text, the
 // list cut from it) from upstream's list: the floor of prune.JSON's
-// result.
+// result. scan is prune.JSON against a schema that declares nothing (not
+// at the root, paths not tracked): it reads the whole body as it reads a
+// pruned subtree and builds one empty map, the floor of prune.JSON's
+// reading. buildpaths + scan (ratios -impl buildpaths+scan) is what a
+// decoder would cost that reads the bytes once and builds its result at no
+// cost beyond the floor of either.
 
 // createJSONCase is a createCase with its body.
 type createJSONCase struct {
@@ -257,6 +263,9 @@ func BenchmarkPruneJSON(b *testing.B) {
 				}
 			})
 		})
+		b.Run(name+"scan", func(b *testing.B) {
+			cpuLoop(b, func() { scanJSON(b, c.raw) })
+		})
 		pruned, paths := pruneJSONUpstream(c)
 		b.Run(name+"build", func(b *testing.B) {
 			cpuLoop(b, func() { _ = rebuild(pruned) })
@@ -264,6 +273,24 @@ func BenchmarkPruneJSON(b *testing.B) {
 		b.Run(name+"buildpaths", func(b *testing.B) {
 			cpuLoop(b, func() { _, _ = rebuild(pruned), rebuildPaths(paths) })
 		})
+	}
+}
+
+// declaresNothing is an object schema without properties: prune.JSON
+// prunes every member of the body against it, reading each as a pruned
+// subtree.
+var declaresNothing = func() *schema.Schema {
+	s, err := schema.CompileJSON([]byte(`{"type":"object"}`))
+	if err != nil {
+		panic(err)
+	}
+	return s
+}()
+
+// scanJSON reads raw as prune.JSON reads a pruned subtree, keeping nothing.
+func scanJSON(tb testing.TB, raw []byte) {
+	if m, _, ok := prune.JSON(raw, declaresNothing, prune.Options{NoPaths: true}, nil); !ok || len(m) != 0 {
+		tb.Fatalf("the scan kept %d keys (ok %v)", len(m), ok)
 	}
 }
 
@@ -324,6 +351,7 @@ func TestPruneJSONBenchInputs(t *testing.T) {
 		if codec, codecPaths := pruneJSONUpstreamCodec(c); !reflect.DeepEqual(codec, up) || !slices.Equal(codecPaths, upPaths) {
 			t.Errorf("%s/%s: the server's codec gives %q, its decoder %q", c.crd, c.object, codecPaths, upPaths)
 		}
+		scanJSON(t, c.raw)
 		np, _, ok := prune.JSON(c.raw, c.ours, prune.Options{Root: true, NoPaths: true}, nil)
 		if upNP := pruneJSONUpstreamNoPaths(c); !ok || !reflect.DeepEqual(np, upNP) || !reflect.DeepEqual(np, up) {
 			t.Errorf("%s/%s: the nopaths twins differ from each other or from the value with paths", c.crd, c.object)

@@ -2,7 +2,8 @@
 // <name>/crdkit and <name>/upstream (any number of passes) and prints, per
 // case, both medians and the speed-up (upstream / crdkit), then the
 // geomean over the cases. -impl and -base name other implementations to
-// compare (a ratio above 1 means impl is faster than base):
+// compare (a ratio above 1 means impl is faster than base); either may be
+// a sum of implementations, a+b, whose medians are added:
 //
 //	go run ./cmd/ratios < bench.txt
 //	go run ./cmd/ratios -base json < bench.txt   # crdkit against the json baseline
@@ -48,14 +49,15 @@ func main() {
 	}
 	sum, n := 0.0, 0
 	for _, c := range order {
-		a, b := samples[c][*impl], samples[c][*base]
-		if len(a) == 0 || len(b) == 0 {
+		a, okA := medianSum(samples[c], *impl)
+		b, okB := medianSum(samples[c], *base)
+		if !okA || !okB {
 			continue
 		}
-		r := median(b) / median(a)
+		r := b / a
 		sum += math.Log(r)
 		n++
-		fmt.Printf("%-90s %s %10.2f µs  %s %10.2f µs  %6.2fx\n", c, *impl, median(a)/1e3, *base, median(b)/1e3, r)
+		fmt.Printf("%-90s %s %10.2f µs  %s %10.2f µs  %6.2fx\n", c, *impl, a/1e3, *base, b/1e3, r)
 	}
 	if n == 0 {
 		fmt.Fprintf(os.Stderr, "ratios: no %s/%s pairs in the input\n", *impl, *base)
@@ -75,6 +77,20 @@ func value(fields, metric string) (float64, bool) {
 		}
 	}
 	return 0, false
+}
+
+// medianSum adds the medians of the implementations named in impl ("a" or
+// "a+b"), false when one has no samples.
+func medianSum(byImpl map[string][]float64, impl string) (float64, bool) {
+	t := 0.0
+	for name := range strings.SplitSeq(impl, "+") {
+		v := byImpl[name]
+		if len(v) == 0 {
+			return 0, false
+		}
+		t += median(v)
+	}
+	return t, true
 }
 
 func median(v []float64) float64 {
