@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/crdkit/crdkit"
@@ -149,10 +150,12 @@ func loadRegistry(crds, inputs []string, stderr io.Writer) (*registry, int) {
 	reg := &registry{byKey: map[string]*lazyCRD{}, stop: make(chan struct{})}
 	status := 0
 	type crdFile struct {
-		path string
-		data []byte
-		ds   []docs.Doc
-		err  error
+		path  string
+		data  []byte
+		ds    []docs.Doc
+		heads []crdHead // of ds
+		crds  []bool    // which of ds are CRDs
+		err   error
 	}
 	var (
 		crdFiles [2][]*crdFile // of --crds, of the inputs
@@ -218,8 +221,24 @@ func loadRegistry(crds, inputs []string, stderr io.Writer) (*registry, int) {
 			}
 		}
 	}
+	// split converts the files' documents to JSON and reads their CRD
+	// heads, on all cores, the largest files first: a large CRD started
+	// last would leave the other cores idle while it converts.
 	split := func(fs []*crdFile) {
-		par.Each(len(fs), func(i int) { fs[i].ds, fs[i].err = docs.Split(fs[i].path, fs[i].data) })
+		order := make([]int, len(fs))
+		for i := range order {
+			order[i] = i
+		}
+		slices.SortStableFunc(order, func(a, b int) int { return len(fs[b].data) - len(fs[a].data) })
+		par.Each(len(fs), func(j int) {
+			f := fs[order[j]]
+			f.ds, f.err = docs.Split(f.path, f.data)
+			f.heads = make([]crdHead, len(f.ds))
+			f.crds = make([]bool, len(f.ds))
+			for k, d := range f.ds {
+				f.heads[k], f.crds[k] = isCRD(d.JSON)
+			}
+		})
 	}
 	// The inputs are read (for their hints) while the --crds files convert.
 	read(0, crds, false)
@@ -242,9 +261,9 @@ func loadRegistry(crds, inputs []string, stderr io.Writer) (*registry, int) {
 			fmt.Fprintf(stderr, "crdkit: %v\n", f.err)
 			status = 2
 		}
-		for _, d := range f.ds {
-			if h, ok := isCRD(d.JSON); ok {
-				reg.add(d, h)
+		for k, d := range f.ds {
+			if f.crds[k] {
+				reg.add(d, f.heads[k])
 			}
 		}
 	}
