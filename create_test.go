@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"reflect"
+	"slices"
 	"sync"
 	"testing"
 )
@@ -189,6 +190,17 @@ func TestCorpusConcurrent(t *testing.T) {
 	ref, fresh := corpusBodies(t), corpusBodies(t)
 	if len(ref) != len(fresh) || len(ref) < 60 {
 		t.Fatalf("%d and %d corpus bodies, want the same, at least 60", len(ref), len(fresh))
+	}
+	// A body with generateName and no name gets a random name: its
+	// answers differ by design, so it is left out.
+	for i := 0; i < len(ref); i++ {
+		var obj struct {
+			Metadata struct{ Name, GenerateName string }
+		}
+		if json.Unmarshal(ref[i].raw, &obj) == nil && obj.Metadata.Name == "" && obj.Metadata.GenerateName != "" {
+			ref, fresh = slices.Delete(ref, i, i+1), slices.Delete(fresh, i, i+1)
+			i--
+		}
 	}
 	modes := []CreateOptions{{FieldValidation: Ignore}, {FieldValidation: Strict}}
 	type update struct {
