@@ -361,7 +361,7 @@ func TestNativeConcurrent(t *testing.T) {
 			<-start
 			for range 20 {
 				if errs, _ := v.ValidateUntracked(context.Background(), obj, nil, RuntimeBudget); len(errs) > 0 {
-					t.Errorf("Validate = %v, want no errors", errs)
+					t.Errorf("concurrent ValidateUntracked = %v, want no errors", errs)
 					return
 				}
 			}
