@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"runtime"
@@ -48,15 +47,7 @@ type stepResult struct {
 	MBPerSec      float64 `json:"megabytesPerSecond"`
 }
 
-func bench(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var crds listFlag
-	fs.Var(&crds, "crds", "a CRD file or directory (repeatable); CRDs among the inputs are used too")
-	dur := fs.Duration("duration", 2*time.Second, "how long to run each step on each number of cores")
-	out := fs.String("o", "text", "output format: text or json")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, `usage: crdkit bench [--crds FILE|DIR]... [--duration D] [-o text|json] FILE|DIR...
+const benchHelp = `usage: crdkit bench [--crds FILE|DIR]... [--duration D] [-o text|json] FILE|DIR...
 
 Measures crdkit's throughput on your objects: objects/s and MB/s (of the
 objects' JSON) for each step of a dry-run create and for the whole create
@@ -74,23 +65,31 @@ core count; a progress line goes to standard error when it is a terminal.
 Examples:
   crdkit bench examples/crontab/
   crdkit bench --crds crds/ --duration 5s -o json manifests/
+`
 
-Flags:
-`)
-		fs.PrintDefaults()
+func bench(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("bench", benchHelp)
+	var crds listFlag
+	fs.Var(&crds, "crds", "a CRD file or directory (repeatable); CRDs among the inputs are used too")
+	dur := fs.Duration("duration", 2*time.Second, "how long to run each step on each number of cores")
+	out := fs.String("o", "text", "output format: text or json")
+	paths, status, ok := fs.parse(args, stdout, stderr)
+	if !ok {
+		return status
 	}
-	if err := fs.Parse(args); err != nil {
-		return 2
+	switch {
+	case len(paths) == 0:
+		return fs.usageError(stderr, "no FILE or DIR given")
+	case !oneOf(*out, "text", "json"):
+		return fs.usageError(stderr, "-o must be text or json, not %q", *out)
+	case *dur <= 0:
+		return fs.usageError(stderr, "--duration must be positive")
 	}
-	if fs.NArg() == 0 || (*out != "text" && *out != "json") || *dur <= 0 {
-		fs.Usage()
-		return 2
-	}
-	reg, status := loadRegistry(crds, fs.Args(), stderr)
+	reg, status := loadRegistry(crds, paths, stderr)
 	defer reg.close()
 	var inputs []*benchInput
 	var mu sync.Mutex
-	checkAll(fs.Args(), runtime.GOMAXPROCS(0), stderr, &status, func(d docs.Doc) outcome {
+	checkAll(paths, runtime.GOMAXPROCS(0), stderr, &status, reg.isList, func(d docs.Doc) outcome {
 		in, err := prepareBench(reg, d)
 		if err == nil && in != nil {
 			mu.Lock()
@@ -99,7 +98,8 @@ Flags:
 		}
 		return outcome{err: err}
 	}, func(o outcome) {
-		if o.err != nil && !errors.Is(o.err, errNoCRD) {
+		var unserved *unservedError
+		if o.err != nil && !errors.Is(o.err, errNoCRD) && !errors.As(o.err, &unserved) {
 			fmt.Fprintf(stderr, "crdkit: %v\n", o.err)
 			status = 2
 		}

@@ -3,10 +3,10 @@ package main
 import (
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	runtimeschema "k8s.io/apimachinery/pkg/runtime/schema"
@@ -16,7 +16,7 @@ import (
 	"github.com/crdkit/crdkit/internal/docs"
 )
 
-const convertUsage = `usage: crdkit convert --crds CRDS --to VERSION [-o json|yaml] [--webhook-url URL] [--webhook-ca FILE] FILE...
+const convertHelp = `usage: crdkit convert --crds CRDS --to VERSION [-o json|yaml] [--webhook-url URL] [--webhook-ca FILE] FILE...
 
 Reads objects as stored (what etcd holds, for example from a backup), at any
 version their CRD defines, and prints what a GET at VERSION returns: the
@@ -28,30 +28,38 @@ return the object, allowed is false with its code, reason and message
 (404 for a version that is not served, 500 for a stored object it cannot
 decode or convert). A CRD with strategy Webhook has its webhook called:
 its clientConfig.url, or --webhook-url, with its caBundle or --webhook-ca.
+Lists (kubectl get -o yaml) are read item by item; the output format is
+validate's (docs/output.md).
 
 Exit status: 0 when every object converts, 1 when any does not, 2 on usage
 or load errors.
+
+Examples:
+  crdkit convert --crds examples/conversion-webhook/crd.yaml --to v1 stored.yaml
+  kubectl get things -A -o yaml | crdkit convert --crds crd.yaml --to v2 -o yaml -
 `
 
 func convertCmd(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("convert", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("convert", convertHelp)
 	var crdPaths listFlag
 	fs.Var(&crdPaths, "crds", "a CRD file or directory (repeatable)")
 	to := fs.String("to", "", "the version to read the objects at, e.g. v2")
 	out := fs.String("o", "json", "output format: json or yaml")
 	hookURL := fs.String("webhook-url", "", "call this URL instead of the CRDs' conversion webhook clientConfig")
 	hookCA := fs.String("webhook-ca", "", "a PEM file of the CA that signed the webhook's certificate (instead of the caBundle)")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, convertUsage)
-		fs.PrintDefaults()
+	paths, status, ok := fs.parse(args, stdout, stderr)
+	if !ok {
+		return status
 	}
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	if fs.NArg() == 0 || len(crdPaths) == 0 || *to == "" || (*out != "json" && *out != "yaml") {
-		fs.Usage()
-		return 2
+	switch {
+	case len(paths) == 0:
+		return fs.usageError(stderr, "no FILE, DIR or - given")
+	case len(crdPaths) == 0:
+		return fs.usageError(stderr, "--crds is required")
+	case *to == "":
+		return fs.usageError(stderr, "--to is required")
+	case !oneOf(*out, "json", "yaml"):
+		return fs.usageError(stderr, "-o must be json or yaml, not %q", *out)
 	}
 	var wo conversion.WebhookOptions
 	wo.URL = *hookURL
@@ -64,7 +72,7 @@ func convertCmd(args []string, stdout, stderr io.Writer) int {
 		wo.CABundle = ca
 	}
 	crds, status := loadStoredCRDs(crdPaths, wo, stderr)
-	files, err := docs.Files(fs.Args())
+	files, err := docs.Files(paths)
 	if err != nil {
 		fmt.Fprintf(stderr, "crdkit: %v\n", err)
 		return 2
@@ -76,10 +84,15 @@ func convertCmd(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "crdkit: %v\n", err)
 			status = 2
 		}
-		for _, d := range ds {
+		isList := func(apiVersion, kind string) bool {
+			base, ok := strings.CutSuffix(kind, "List")
+			_, defined := crds[runtimeschema.GroupKind{Group: groupOf(apiVersion), Kind: base}]
+			return kind == "List" || ok && defined
+		}
+		for _, d := range expandLists(ds, isList, stderr, &status) {
 			r, err := convertDoc(crds, d, *to)
 			if err != nil {
-				fmt.Fprintf(stderr, "crdkit: %s#%d: %v\n", d.File, d.Index, err)
+				fmt.Fprintf(stderr, "crdkit: %s: %v\n", d.Location(), err)
 				status = 2
 				continue
 			}
@@ -91,6 +104,25 @@ func convertCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	rw.close()
 	return status
+}
+
+// expandLists replaces each List among ds (documents for which isList
+// holds) with its items; an error sets *status to 2.
+func expandLists(ds []docs.Doc, isList func(apiVersion, kind string) bool, stderr io.Writer, status *int) []docs.Doc {
+	var out []docs.Doc
+	for _, d := range ds {
+		items, ok, err := docs.Items(d, isList)
+		if !ok {
+			out = append(out, d)
+			continue
+		}
+		out = append(out, items...)
+		if err != nil {
+			fmt.Fprintf(stderr, "crdkit: %v\n", err)
+			*status = 2
+		}
+	}
+	return out
 }
 
 // storedCRD is a CRD and its webhook client, if any.
@@ -114,20 +146,20 @@ func loadStoredCRDs(paths []string, wo conversion.WebhookOptions, stderr io.Writ
 			fmt.Fprintf(stderr, "crdkit: %v\n", err)
 			status = 2
 		}
-		for _, d := range ds {
+		for _, d := range expandLists(ds, isCRDList, stderr, &status) {
 			if _, ok := isCRD(d.JSON); !ok {
 				continue
 			}
 			c, err := crdkit.Load(d.JSON)
 			if err != nil {
-				fmt.Fprintf(stderr, "crdkit: %s#%d: the API server would refuse this CRD: %v\n", d.File, d.Index, err)
+				fmt.Fprintf(stderr, "crdkit: %s: the API server would refuse this CRD: %v\n", d.Location(), err)
 				status = 2
 				continue
 			}
 			s := storedCRD{crd: c}
 			if def := c.Definition(); def.Spec.Conversion != nil && def.Spec.Conversion.Strategy == "Webhook" {
 				if s.webhook, err = conversion.NewWebhook(def, wo); err != nil {
-					fmt.Fprintf(stderr, "crdkit: %s#%d: %v\n", d.File, d.Index, err)
+					fmt.Fprintf(stderr, "crdkit: %s: %v\n", d.Location(), err)
 					status = 2
 					continue
 				}
@@ -149,7 +181,7 @@ func convertDoc(crds map[runtimeschema.GroupKind]storedCRD, d docs.Doc, to strin
 		} `json:"metadata"`
 	}
 	_ = json.Unmarshal(d.JSON, &head)
-	r := objectResult{File: d.File, Index: d.Index}
+	r := objectResult{File: d.File, Index: d.Index, Path: d.Path, Checked: true}
 	r.APIVersion, _ = head.APIVersion.(string)
 	r.Kind, _ = head.Kind.(string)
 	r.Name, _ = head.Metadata.Name.(string)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -13,7 +12,7 @@ import (
 	"github.com/crdkit/crdkit/internal/explain"
 )
 
-const explainUsage = `usage: crdkit explain --crds CRD-FILE|DIR [--crds ...] RESOURCE[.FIELD...] [--api-version GROUP/VERSION] [--recursive]
+const explainHelp = `usage: crdkit explain --crds CRD-FILE|DIR [--crds ...] RESOURCE[.FIELD...] [--api-version GROUP/VERSION] [--recursive]
 
 Prints what "kubectl explain" prints for a custom resource, without a
 cluster: kubectl's own explain package renders the OpenAPI v3 document that
@@ -31,34 +30,27 @@ Examples:
   crdkit explain --crds crontab.yaml crontabs
   crdkit explain --crds crds/ crontab.spec --recursive
   crdkit explain --crds crds/ ct --api-version stable.example.com/v1beta1
-
-Flags:
 `
 
 func explainCmd(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("explain", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("explain", explainHelp)
 	var crdPaths listFlag
 	fs.Var(&crdPaths, "crds", "a CRD file or directory (repeatable)")
 	apiVersion := fs.String("api-version", "", "GROUP/VERSION of the resource to explain")
 	recursive := fs.Bool("recursive", false, "print the fields of fields, all the way down")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, explainUsage)
-		fs.PrintDefaults()
+	rest, status, ok := fs.parse(args, stdout, stderr)
+	if !ok {
+		return status
 	}
-	rest, err := parseInterspersed(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		return 0
-	}
-	if err != nil {
-		return 2
-	}
-	if len(rest) != 1 || len(crdPaths) == 0 {
-		fs.Usage()
-		return 2
+	switch {
+	case len(rest) != 1:
+		return fs.usageError(stderr, "want one RESOURCE[.FIELD...], got %d arguments", len(rest))
+	case len(crdPaths) == 0:
+		return fs.usageError(stderr, "--crds is required")
 	}
 	var gv schema.GroupVersion
 	if *apiVersion != "" {
+		var err error
 		if gv, err = schema.ParseGroupVersion(*apiVersion); err != nil {
 			fmt.Fprintf(stderr, "crdkit: --api-version: %v\n", err)
 			return 2

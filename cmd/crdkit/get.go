@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"runtime"
@@ -12,27 +11,48 @@ import (
 	"github.com/crdkit/crdkit/printcolumns"
 )
 
+const getHelp = `usage: crdkit get [--crds FILE|DIR]... [-n NAMESPACE] [-o wide|json] FILE|DIR|-...
+
+Prints what "kubectl get" prints for these objects once created: the table
+the server returns (the CRD's additionalPrinterColumns, or NAME and AGE),
+one table per kind and version, in kubectl's layout. Each object is first
+created as "crdkit validate" creates it (dry run, fieldValidation Ignore),
+so defaults show; an object the server would refuse is reported on standard
+error instead. Lists are shown item by item. AGE counts from now.
+
+-o wide adds the columns of priority above 0, as kubectl get -o wide; -o
+json prints the server's meta.k8s.io/v1 Table (what it returns for
+Accept: application/json;as=Table;v=v1;g=meta.k8s.io), or
+{"tables":[...]} for several kinds.
+
+Exit status: 0 when printed, 1 when an object is refused, 2 on usage or load
+errors.
+
+Examples:
+  crdkit get examples/crontab/
+  crdkit get -n prod -o wide examples/crontab/
+  kubectl get crontabs -A -o yaml | crdkit get --crds crds/ -
+`
+
 // get prints the tables the server would return for the objects, one table
 // per kind and version, as kubectl get does.
 func get(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("get", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("get", getHelp)
 	var crds listFlag
 	fs.Var(&crds, "crds", "a CRD file or directory (repeatable); CRDs among the inputs are used too")
 	out := fs.String("o", "", "output format: empty (kubectl's table), wide, or json (the metav1.Table)")
-	ns := namespaceFlag(fs)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: crdkit get [--crds FILE|DIR]... [-n NAMESPACE] [-o wide|json] FILE|DIR...")
-		fs.PrintDefaults()
+	ns := namespaceFlag(fs.FlagSet)
+	paths, status, ok := fs.parse(args, stdout, stderr)
+	if !ok {
+		return status
 	}
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if len(paths) == 0 {
+		return fs.usageError(stderr, "no FILE, DIR or - given")
 	}
-	if fs.NArg() == 0 || (*out != "" && *out != "wide" && *out != "json") {
-		fs.Usage()
-		return 2
+	if !oneOf(*out, "", "wide", "json") {
+		return fs.usageError(stderr, "-o must be wide or json, not %q", *out)
 	}
-	reg, status := loadRegistry(crds, fs.Args(), stderr)
+	reg, status := loadRegistry(crds, paths, stderr)
 	defer reg.close()
 	opts := crdkit.CreateOptions{FieldValidation: crdkit.Ignore, Namespace: *ns}
 
@@ -43,7 +63,7 @@ func get(args []string, stdout, stderr io.Writer) int {
 	now := time.Now().UTC()
 	var order []*crdkit.Version
 	groups := map[*crdkit.Version]*group{}
-	checkAll(fs.Args(), runtime.GOMAXPROCS(0), stderr, &status, func(d docs.Doc) outcome {
+	checkAll(paths, runtime.GOMAXPROCS(0), stderr, &status, reg.isList, func(d docs.Doc) outcome {
 		r, err := validateDoc(reg, d, validateOptions{create: opts})
 		return outcome{r: r, err: err}
 	}, func(o outcome) {
@@ -54,7 +74,7 @@ func get(args []string, stdout, stderr io.Writer) int {
 			return
 		}
 		if !r.Allowed {
-			fmt.Fprintf(stderr, "crdkit: %s#%d: the API server would refuse this object: %s\n", r.File, r.Index, r.Message)
+			fmt.Fprintf(stderr, "crdkit: %s: the API server would refuse this object: %s\n", r.location(), r.Message)
 			if status == 0 {
 				status = 1
 			}
@@ -75,6 +95,10 @@ func get(args []string, stdout, stderr io.Writer) int {
 		}
 		g.objs = append(g.objs, r.Object)
 	})
+	for _, err := range reg.unusedRefusals() {
+		fmt.Fprintf(stderr, "crdkit: %v\n", err)
+		status = 2
+	}
 	var tables []any
 	for i, v := range order {
 		t, err := v.Table(groups[v].objs, printcolumns.TableOptions{})

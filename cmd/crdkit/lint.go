@@ -3,9 +3,9 @@ package main
 import (
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
+	"slices"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -18,6 +18,7 @@ import (
 type lintResult struct {
 	File     string              `json:"file"`
 	Index    int                 `json:"index"`
+	Path     string              `json:"path,omitempty"` // of a CRD in a List
 	Name     string              `json:"name"`
 	Allowed  bool                `json:"allowed"`
 	Code     int32               `json:"code"`
@@ -33,27 +34,51 @@ type cause struct {
 	Message string `json:"message"`
 }
 
+const lintHelp = `usage: crdkit lint [-o text|json] FILE|DIR...
+
+Checks each CustomResourceDefinition document (YAML, multi-document YAML,
+JSON, or a List of CRDs as "kubectl get crds -o yaml" prints it) as the API
+server checks a CRD on create: accepted, or refused with the server's Status
+(422 with its causes; 400 for a document that does not decode into a CRD).
+Warnings are the ones the server sends (unknown fields, for one).
+
+The causes name fields as the server does: the schema of a version is
+spec.versions[i].schema.openAPIV3Schema in the file, but the server checks
+it under the name spec.validation.openAPIV3Schema, and that is how its
+answer (and so crdkit's) words it.
+
+Documents that are not CRDs are skipped with a note when they come from a
+directory; a file named on the command line must hold only CRDs.
+
+Exit status: 0 when every CRD is accepted, 1 when any is refused, 2 on usage
+or load errors (unreadable files, YAML errors with file and line, a named
+file that holds something else than CRDs, a directory without YAML or JSON
+files).
+
+Examples:
+  crdkit lint examples/
+  crdkit lint -o json crds/
+  kubectl get crds -o yaml | crdkit lint -
+`
+
 func lint(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("lint", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("lint", lintHelp)
 	out := fs.String("o", "text", "output format: text or json")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: crdkit lint [-o text|json] FILE|DIR...")
-		fs.PrintDefaults()
+	paths, status, ok := fs.parse(args, stdout, stderr)
+	if !ok {
+		return status
 	}
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if len(paths) == 0 {
+		return fs.usageError(stderr, "no FILE or DIR given")
 	}
-	if fs.NArg() == 0 || (*out != "text" && *out != "json") {
-		fs.Usage()
-		return 2
+	if !oneOf(*out, "text", "json") {
+		return fs.usageError(stderr, "-o must be text or json, not %q", *out)
 	}
-	files, err := docs.Files(fs.Args())
+	files, err := docs.Files(paths)
 	if err != nil {
 		fmt.Fprintf(stderr, "crdkit: %v\n", err)
 		return 2
 	}
-	status := 0
 	var results []lintResult
 	for _, f := range files {
 		ds, err := docs.Read(f.Path)
@@ -61,10 +86,10 @@ func lint(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "crdkit: %v\n", err)
 			status = 2
 		}
-		for _, d := range ds {
+		for _, d := range expandLists(ds, isCRDList, stderr, &status) {
 			r, err := lintDoc(d)
 			if errors.Is(err, crdkit.ErrNotCRD) && !f.Explicit {
-				fmt.Fprintf(stderr, "crdkit: skipping %s#%d: %v\n", d.File, d.Index, errors.Unwrap(err))
+				fmt.Fprintf(stderr, "crdkit: skipping %s: %v\n", d.Location(), errors.Unwrap(err))
 				continue
 			}
 			if err != nil {
@@ -84,6 +109,9 @@ func lint(args []string, stdout, stderr io.Writer) int {
 	}
 	for _, r := range results {
 		loc := fmt.Sprintf("%s#%d", r.File, r.Index)
+		if r.Path != "" {
+			loc += "." + r.Path
+		}
 		for _, w := range r.Warnings {
 			fmt.Fprintf(stdout, "%s: warning: %s\n", loc, w)
 		}
@@ -109,8 +137,15 @@ func nonNil[T any](l []T) []T {
 	return l
 }
 
-func lintDoc(d docs.Doc) (lintResult, error) {
-	r := lintResult{File: d.File, Index: d.Index}
+func lintDoc(d docs.Doc) (r lintResult, err error) {
+	r = lintResult{File: d.File, Index: d.Index, Path: d.Path}
+	defer func() {
+		if len(d.Warnings) > 0 {
+			// The YAML reader's duplicate keys, before the decoder's
+			// warnings, as the server orders them for a YAML body.
+			r.Warnings = append(slices.Clip(d.Warnings), r.Warnings...)
+		}
+	}()
 	crd, err := crdkit.Load(d.JSON)
 	var se *apierrors.StatusError
 	switch {

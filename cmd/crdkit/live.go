@@ -29,7 +29,8 @@ func groupOf(apiVersion string) string {
 
 // loadLive reads the live objects of the --old paths: objects as
 // `kubectl get -o json` (or -o yaml) prints them, one per document or as
-// the items of a List.
+// the items of a List (kind List or <Kind>List, expanded as validate
+// expands Lists).
 func loadLive(paths []string) (liveSet, error) {
 	set := liveSet{}
 	if len(paths) == 0 {
@@ -45,18 +46,17 @@ func loadLive(paths []string) (liveSet, error) {
 			return nil, err
 		}
 		for _, d := range ds {
-			var obj map[string]any
-			if err := kjson.UnmarshalCaseSensitivePreserveInts(d.JSON, &obj); err != nil || obj == nil {
-				return nil, &docs.Error{File: d.File, Line: d.Line, Err: fmt.Errorf("not a live object: %v", err)}
+			items, ok, err := docs.Items(d, func(_, kind string) bool { return strings.HasSuffix(kind, "List") })
+			if err != nil {
+				return nil, err
 			}
-			items := []any{obj}
-			if kind, _ := obj["kind"].(string); strings.HasSuffix(kind, "List") {
-				items, _ = obj["items"].([]any)
+			if !ok {
+				items = []docs.Doc{d}
 			}
 			for _, it := range items {
-				o, ok := it.(map[string]any)
-				if !ok {
-					continue
+				var o map[string]any
+				if err := kjson.UnmarshalCaseSensitivePreserveInts(it.JSON, &o); err != nil || o == nil {
+					return nil, &docs.Error{File: it.File, Line: it.Line, Err: fmt.Errorf("%s: not a live object: %v", it.Location(), err)}
 				}
 				av, _ := o["apiVersion"].(string)
 				kind, _ := o["kind"].(string)

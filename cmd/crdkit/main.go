@@ -8,7 +8,10 @@
 //	crdkit openapi --openapi-version 2|3 [--group-version G/V] [-o json|yaml] CRD-FILE...
 //	crdkit explain --crds CRDS RESOURCE[.FIELD...] [--api-version G/V] [--recursive]
 //	crdkit convert --crds CRDS --to VERSION [-o json|yaml] FILE...
+//	crdkit bench [--crds FILE|DIR]... FILE|DIR...
+//	crdkit version
 //
+// Run "crdkit COMMAND --help" for a command's description and flags.
 // Exit status: 0 when everything is accepted, 1 when anything is refused,
 // 2 on usage or load errors.
 package main
@@ -17,22 +20,61 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 )
 
-const usage = `usage: crdkit <command> [flags] FILE|DIR...
+// command is one crdkit command. A new command is one entry in commands
+// and a function that parses its arguments with newFlags and parse.
+type command struct {
+	name    string
+	summary string // one line in crdkit --help
+	run     func(args []string, stdout, stderr io.Writer) int
+}
+
+// commands is filled in init: the version command lists them too.
+var commands []command
+
+func init() {
+	commands = []command{
+		{"lint", "check CustomResourceDefinitions as the API server does on create", lint},
+		{"validate", "check objects against their CRDs as a dry-run create (or update) would", validate},
+		{"get", "print the printer-column table the server returns for objects", get},
+		{"versions", "list a CRD's versions in priority order", versions},
+		{"openapi", "print the OpenAPI v3 or v2 the server publishes for CRDs", openapiCmd},
+		{"explain", "print what kubectl explain prints for a custom resource", explainCmd},
+		{"convert", "read stored objects at another version, as a GET would return them", convertCmd},
+		{"bench", "measure crdkit's throughput on your objects, step by step", bench},
+		{"version", "print crdkit's version and the API server version it follows", versionCmd},
+	}
+}
+
+func usage() string {
+	var b strings.Builder
+	b.WriteString(`crdkit answers, offline, what the Kubernetes API server would say about
+CustomResourceDefinitions and the objects they serve: the same verdict, the
+same warnings and the same error text, byte for byte.
+
+usage: crdkit COMMAND [flags] FILE|DIR...
 
 commands:
-  lint      check CustomResourceDefinitions as the API server does on create
-  validate  check objects against their CRDs as a dry-run create would
-  get       print the printer-column table the server returns for objects
-  versions  list a CRD's versions in priority order
-  openapi   print the OpenAPI v3 or v2 the server publishes for CRDs
-  explain   print what kubectl explain prints for a custom resource
-  convert   read stored objects at another version, as a GET would return them
-  bench     measure crdkit's throughput on your objects, step by step
+`)
+	for _, c := range commands {
+		fmt.Fprintf(&b, "  %-9s %s\n", c.name, c.summary)
+	}
+	b.WriteString(`
+Run "crdkit COMMAND --help" for a command's description, flags and examples.
+Flags may come before or after the files, as kubectl takes them.
 
-Run "crdkit <command> -h" for the flags of a command.
-`
+Exit status: 0 when everything checked is accepted, 1 when anything is
+refused, 2 on usage or load errors.
+
+Examples:
+  crdkit lint examples/
+  crdkit validate --crds crds/ manifests/
+  kubectl get crontabs -A -o yaml | crdkit validate --crds crds/ -
+`)
+	return b.String()
+}
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
@@ -41,30 +83,24 @@ func main() {
 // run is main without the process: it returns the exit status.
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
+		fmt.Fprint(stderr, usage())
 		return 2
 	}
 	switch args[0] {
-	case "lint":
-		return lint(args[1:], stdout, stderr)
-	case "validate":
-		return validate(args[1:], stdout, stderr)
-	case "get":
-		return get(args[1:], stdout, stderr)
-	case "versions":
-		return versions(args[1:], stdout, stderr)
-	case "bench":
-		return bench(args[1:], stdout, stderr)
-	case "openapi":
-		return openapiCmd(args[1:], stdout, stderr)
-	case "explain":
-		return explainCmd(args[1:], stdout, stderr)
-	case "convert":
-		return convertCmd(args[1:], stdout, stderr)
-	case "-h", "--help", "help":
-		fmt.Fprint(stdout, usage)
+	case "-h", "--help", "-help", "help":
+		if len(args) > 1 && args[0] == "help" {
+			return run([]string{args[1], "--help"}, stdout, stderr)
+		}
+		fmt.Fprint(stdout, usage())
 		return 0
+	case "--version", "-version":
+		return versionCmd(args[1:], stdout, stderr)
 	}
-	fmt.Fprintf(stderr, "crdkit: unknown command %q\n\n%s", args[0], usage)
+	for _, c := range commands {
+		if c.name == args[0] {
+			return c.run(args[1:], stdout, stderr)
+		}
+	}
+	fmt.Fprintf(stderr, "crdkit: unknown command %q\n\n%s", args[0], usage())
 	return 2
 }

@@ -137,7 +137,7 @@ func TestValidate(t *testing.T) {
 		contains string
 	}{
 		{"accepted", []string{"validate", "../../examples/crontab/"}, 0, "accepted"},
-		{"warn", []string{"validate", "--crds", "../../examples/crontab", "../../examples/objects/"}, 0, `warning: unknown field "spec.colour"`},
+		{"warn", []string{"validate", "--field-validation", "Warn", "--crds", "../../examples/crontab", "../../examples/objects/"}, 0, `warning: unknown field "spec.colour"`},
 		{"strict", []string{"validate", "--crds", "../../examples/crontab", "--field-validation", "Strict", "../../examples/objects/"}, 1, `strict decoding error: duplicate field "spec.image", unknown field "metadata.owner", unknown field "spec.colour"`},
 		{"no crd: not checked", []string{"validate", "../../examples/objects/"}, 0, `CronTab noisy: not checked: no CRD serves apiVersion "stable.example.com/v1", kind "CronTab"`},
 		{"no crd, required", []string{"validate", "--require-crd", "../../examples/objects/"}, 2, ""},

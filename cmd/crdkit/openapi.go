@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -15,7 +14,7 @@ import (
 	"github.com/crdkit/crdkit/openapi"
 )
 
-const openapiUsage = `usage: crdkit openapi --openapi-version 3 --group-version GROUP/VERSION [-o json|yaml] CRD-FILE|DIR...
+const openapiHelp = `usage: crdkit openapi --openapi-version 3 --group-version GROUP/VERSION [-o json|yaml] CRD-FILE|DIR...
        crdkit openapi --openapi-version 2 [-o json|yaml] CRD-FILE|DIR...
 
 Prints the OpenAPI the API server publishes for these CRDs once they are
@@ -41,30 +40,24 @@ answers 404), 2 on usage or load errors.
 Examples:
   crdkit openapi --openapi-version 3 --group-version stable.example.com/v1 crontab.yaml
   crdkit openapi --openapi-version 2 crds/
-
-Flags:
 `
 
 func openapiCmd(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("openapi", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("openapi", openapiHelp)
 	version := fs.String("openapi-version", "", "2 or 3")
 	gv := fs.String("group-version", "", "GROUP/VERSION of the v3 document")
 	out := fs.String("o", "json", "output format: json or yaml")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, openapiUsage)
-		fs.PrintDefaults()
+	rest, status, ok := fs.parse(args, stdout, stderr)
+	if !ok {
+		return status
 	}
-	rest, err := parseInterspersed(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		return 0
-	}
-	if err != nil {
-		return 2
-	}
-	if len(rest) == 0 || (*out != "json" && *out != "yaml") || (*version != "2" && *version != "3") {
-		fs.Usage()
-		return 2
+	switch {
+	case len(rest) == 0:
+		return fs.usageError(stderr, "no CRD-FILE or DIR given")
+	case !oneOf(*out, "json", "yaml"):
+		return fs.usageError(stderr, "-o must be json or yaml, not %q", *out)
+	case !oneOf(*version, "2", "3"):
+		return fs.usageError(stderr, "--openapi-version must be 2 or 3")
 	}
 	group, ver, ok := strings.Cut(*gv, "/")
 	if *version == "3" && (!ok || ver == "" || strings.Contains(ver, "/")) {
@@ -110,26 +103,6 @@ func openapiCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	writeJSON(stdout, doc)
 	return 0
-}
-
-// parseInterspersed parses flags that may come before, between or after the
-// positional arguments, which it returns.
-func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
-	var rest []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			return rest, nil
-		}
-		if args[0] == "--" {
-			return append(rest, args[1:]...), nil
-		}
-		rest = append(rest, args[0])
-		args = args[1:]
-	}
 }
 
 // loadCRDs reads every CRD document of the files and directories, as the

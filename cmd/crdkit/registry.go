@@ -9,7 +9,9 @@ import (
 	"os"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/crdkit/crdkit"
 	"github.com/crdkit/crdkit/internal/docs"
@@ -22,6 +24,13 @@ import (
 // need. It is safe for concurrent use.
 type registry struct {
 	byKey map[string]*lazyCRD // key: group/version + " " + kind, served versions only
+	// byGroupKind holds every CRD by group + " " + kind, to tell a version
+	// the CRD does not serve (the server's 404) from a kind no CRD defines.
+	byGroupKind map[string]*lazyCRD
+	// inputs are the CRDs found among the inputs (not --crds): all of them
+	// are compiled, and a refusal fails the run even when no object uses
+	// the CRD.
+	inputs []*lazyCRD
 
 	// The background compilation (prefetch).
 	stop      chan struct{}
@@ -32,16 +41,22 @@ type registry struct {
 // lazyCRD is one CRD document, compiled on first use.
 type lazyCRD struct {
 	doc  docs.Doc
+	head crdHead
 	once sync.Once
 	crd  *crdkit.CRD
 	err  error
+	used atomic.Bool // an object asked for it (its error, if any, was reported with the object)
 }
 
 func (l *lazyCRD) load() (*crdkit.CRD, error) {
 	l.once.Do(func() {
 		l.crd, l.err = crdkit.Load(l.doc.JSON)
 		if l.err != nil {
-			l.err = &docs.Error{File: l.doc.File, Line: l.doc.Line, Err: fmt.Errorf("the API server would refuse this CRD: %w", l.err)}
+			where := ""
+			if l.doc.Path != "" {
+				where = l.doc.Path + ": "
+			}
+			l.err = &docs.Error{File: l.doc.File, Line: l.doc.Line, Err: fmt.Errorf("%sthe API server would refuse this CRD: %w", where, l.err)}
 		}
 		l.doc.JSON = nil // compiled: the document is not needed any more
 	})
@@ -55,7 +70,8 @@ type crdHead struct {
 	Spec       struct {
 		Group string `json:"group"`
 		Names struct {
-			Kind string `json:"kind"`
+			Kind   string `json:"kind"`
+			Plural string `json:"plural"`
 		} `json:"names"`
 		Versions []struct {
 			Name   string `json:"name"`
@@ -85,9 +101,10 @@ func isCRD(js []byte) (crdHead, bool) {
 }
 
 // add registers a CRD document for every version it serves; a later
-// document for the same version wins, as a later apply would.
-func (r *registry) add(d docs.Doc, h crdHead) {
-	l := &lazyCRD{doc: d}
+// document for the same version wins, as a later apply would. input marks
+// a CRD found among the inputs.
+func (r *registry) add(d docs.Doc, h crdHead, input bool) {
+	l := &lazyCRD{doc: d, head: h}
 	for _, v := range h.Spec.Versions {
 		if v.Served {
 			r.byKey[h.Spec.Group+"/"+v.Name+" "+h.Spec.Names.Kind] = l
@@ -96,21 +113,73 @@ func (r *registry) add(d docs.Doc, h crdHead) {
 	if len(h.Spec.Versions) == 0 {
 		// Undecodable or versionless: compile now so the refusal is seen.
 		if _, err := l.load(); err != nil {
-			r.byKey["\x00"+d.File+fmt.Sprint(d.Index)] = l
+			r.byKey["\x00"+d.File+fmt.Sprint(d.Index)+d.Path] = l
 		}
+		return
+	}
+	r.byGroupKind[h.Spec.Group+" "+h.Spec.Names.Kind] = l
+	if input {
+		r.inputs = append(r.inputs, l)
 	}
 }
 
 // errNoCRD marks an object no registered CRD serves.
 var errNoCRD = errors.New("no CRD serves it")
 
+// unservedError is an object whose group and kind a CRD defines, at a
+// version the CRD does not serve: the server answers 404.
+type unservedError struct {
+	apiVersion, kind string
+	crd              crdHead
+}
+
+func (e *unservedError) Error() string {
+	return fmt.Sprintf("%s %s: %s", e.apiVersion, e.kind, e.hint())
+}
+
+// hint says why the server answers 404, for the text output.
+func (e *unservedError) hint() string {
+	var served []string
+	for _, v := range e.crd.Spec.Versions {
+		if v.Served {
+			served = append(served, e.crd.Spec.Group+"/"+v.Name)
+		}
+	}
+	name := e.crd.Spec.Names.Plural + "." + e.crd.Spec.Group
+	if len(served) == 0 {
+		return fmt.Sprintf("CRD %s serves no version", name)
+	}
+	return fmt.Sprintf("CRD %s does not serve %s; it serves %s", name, e.apiVersion, strings.Join(served, ", "))
+}
+
+// isList reports whether a document of apiVersion and kind is a List to
+// expand item by item: a List, a CustomResourceDefinitionList, or a
+// <Kind>List of a group and kind a CRD defines.
+func (r *registry) isList(apiVersion, kind string) bool {
+	if isCRDList(apiVersion, kind) {
+		return true
+	}
+	base, ok := strings.CutSuffix(kind, "List")
+	return ok && base != "" && r.byGroupKind[groupOf(apiVersion)+" "+base] != nil
+}
+
+// isCRDList reports whether a document is a List that may hold CRDs: what
+// kubectl get prints (kind List) or the API returns.
+func isCRDList(apiVersion, kind string) bool {
+	return kind == "List" || apiVersion == "apiextensions.k8s.io/v1" && kind == "CustomResourceDefinitionList"
+}
+
 // version returns the compiled version serving apiVersion and kind, or
-// errNoCRD, or the CRD's load error.
+// errNoCRD, or an *unservedError, or the CRD's load error.
 func (r *registry) version(apiVersion, kind string) (*crdkit.Version, error) {
 	l := r.byKey[apiVersion+" "+kind]
 	if l == nil {
+		if u := r.byGroupKind[groupOf(apiVersion)+" "+kind]; u != nil && strings.Contains(apiVersion, "/") {
+			return nil, &unservedError{apiVersion: apiVersion, kind: kind, crd: u.head}
+		}
 		return nil, errNoCRD
 	}
+	l.used.Store(true)
 	crd, err := l.load()
 	if err != nil {
 		return nil, err
@@ -121,6 +190,22 @@ func (r *registry) version(apiVersion, kind string) (*crdkit.Version, error) {
 		}
 	}
 	return nil, errNoCRD
+}
+
+// unusedRefusals compiles the CRDs of the inputs that no object asked for
+// (most are compiled already, in the background) and returns the errors of
+// those the server would refuse.
+func (r *registry) unusedRefusals() []error {
+	var out []error
+	for _, l := range r.inputs {
+		if l.used.Load() {
+			continue
+		}
+		if _, err := l.load(); err != nil {
+			out = append(out, err)
+		}
+	}
+	return out
 }
 
 // refused lists the load errors of CRDs compiled at registration (those
@@ -147,7 +232,7 @@ func (r *registry) refused() []error {
 // that: a CRD is still compiled when an object needs it, and its errors
 // are reported only then. Call close when done.
 func loadRegistry(crds, inputs []string, stderr io.Writer) (*registry, int) {
-	reg := &registry{byKey: map[string]*lazyCRD{}, stop: make(chan struct{})}
+	reg := &registry{byKey: map[string]*lazyCRD{}, byGroupKind: map[string]*lazyCRD{}, stop: make(chan struct{})}
 	status := 0
 	type crdFile struct {
 		path  string
@@ -168,6 +253,9 @@ func loadRegistry(crds, inputs []string, stderr io.Writer) (*registry, int) {
 	read := func(i int, paths []string, withHints bool) {
 		files, err := docs.Files(paths)
 		if err != nil {
+			if withHints {
+				return // the inputs' reader reports it
+			}
 			errs[i] = append(errs[i], err)
 			return
 		}
@@ -232,7 +320,7 @@ func loadRegistry(crds, inputs []string, stderr io.Writer) (*registry, int) {
 		slices.SortStableFunc(order, func(a, b int) int { return len(fs[b].data) - len(fs[a].data) })
 		par.Each(len(fs), func(j int) {
 			f := fs[order[j]]
-			f.ds, f.err = docs.Split(f.path, f.data)
+			f.ds, f.err = splitCRDs(f.path, f.data)
 			f.heads = make([]crdHead, len(f.ds))
 			f.crds = make([]bool, len(f.ds))
 			for k, d := range f.ds {
@@ -256,14 +344,16 @@ func loadRegistry(crds, inputs []string, stderr io.Writer) (*registry, int) {
 			status = 2
 		}
 	}
-	for _, f := range append(crdFiles[0], crdFiles[1]...) {
-		if f.err != nil {
-			fmt.Fprintf(stderr, "crdkit: %v\n", f.err)
-			status = 2
-		}
-		for k, d := range f.ds {
-			if f.crds[k] {
-				reg.add(d, f.heads[k])
+	for i, fs := range crdFiles {
+		for _, f := range fs {
+			if f.err != nil {
+				fmt.Fprintf(stderr, "crdkit: %v\n", f.err)
+				status = 2
+			}
+			for k, d := range f.ds {
+				if f.crds[k] {
+					reg.add(d, f.heads[k], i == 1)
+				}
 			}
 		}
 	}
@@ -275,14 +365,39 @@ func loadRegistry(crds, inputs []string, stderr io.Writer) (*registry, int) {
 	return reg, status
 }
 
+// splitCRDs is docs.Split with Lists of CRDs (kubectl get crds -o yaml)
+// expanded into their items.
+func splitCRDs(file string, data []byte) ([]docs.Doc, error) {
+	ds, err := docs.Split(file, data)
+	var out []docs.Doc
+	for _, d := range ds {
+		items, ok, ierr := docs.Items(d, isCRDList)
+		if !ok {
+			out = append(out, d)
+			continue
+		}
+		out = append(out, items...)
+		if ierr != nil && err == nil {
+			err = ierr
+		}
+	}
+	return out, err
+}
+
 // prefetch compiles, in the background on GOMAXPROCS goroutines, the
 // registered CRDs that serve the keys (apiVersion + " " + kind), in order,
-// until close.
+// then the other CRDs of the inputs, until close.
 func (r *registry) prefetch(keys []string) {
 	var todo []*lazyCRD
 	queued := map[*lazyCRD]bool{}
 	for _, k := range keys {
 		if l := r.byKey[k]; l != nil && !queued[l] {
+			queued[l] = true
+			todo = append(todo, l)
+		}
+	}
+	for _, l := range r.inputs {
+		if !queued[l] {
 			queued[l] = true
 			todo = append(todo, l)
 		}

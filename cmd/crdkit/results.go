@@ -29,13 +29,18 @@ func newResultWriter(w io.Writer, format string) *resultWriter {
 
 func (rw *resultWriter) write(r objectResult) {
 	defer func() { rw.n++ }()
+	var v any = r
+	if r.NotChecked {
+		v = notCheckedResult{File: r.File, Index: r.Index, Path: r.Path, APIVersion: r.APIVersion, Kind: r.Kind,
+			Namespace: r.Namespace, Name: r.Name, NotChecked: true, Message: r.Message, Warnings: r.Warnings}
+	}
 	switch rw.format {
 	case "json":
 		if rw.enc == nil {
 			rw.enc = newIndentEncoder(&rw.buf, "    ")
 		}
 		rw.buf.Reset()
-		_ = rw.enc.Encode(r)
+		_ = rw.enc.Encode(v)
 		b := bytes.TrimRight(rw.buf.Bytes(), "\n")
 		if rw.n == 0 {
 			fmt.Fprint(rw.w, "{\n  \"results\": [\n    ")
@@ -44,16 +49,16 @@ func (rw *resultWriter) write(r objectResult) {
 		}
 		rw.w.Write(b)
 	case "yaml":
-		js, _ := json.Marshal([]objectResult{r})
+		js, _ := json.Marshal([]any{v})
 		y, _ := yaml.JSONToYAML(js)
 		if rw.n == 0 {
 			fmt.Fprint(rw.w, "results:\n")
 		}
 		rw.w.Write(y)
 	default:
-		id := fmt.Sprintf("%s#%d %s %s", r.File, r.Index, r.Kind, r.Name)
+		id := fmt.Sprintf("%s %s %s", r.location(), r.Kind, r.Name)
 		if r.Namespace != "" {
-			id = fmt.Sprintf("%s#%d %s %s/%s", r.File, r.Index, r.Kind, r.Namespace, r.Name)
+			id = fmt.Sprintf("%s %s %s/%s", r.location(), r.Kind, r.Namespace, r.Name)
 		}
 		for _, w := range r.Warnings {
 			fmt.Fprintf(rw.w, "%s: warning: %s\n", id, w)
@@ -66,7 +71,14 @@ func (rw *resultWriter) write(r objectResult) {
 		default:
 			fmt.Fprintf(rw.w, "%s: refused (%d %s): %s\n", id, r.Code, r.Reason, r.Message)
 			for _, c := range r.Causes {
+				if c.Field == "" {
+					fmt.Fprintf(rw.w, "  %s\n", c.Message)
+					continue
+				}
 				fmt.Fprintf(rw.w, "  %s: %s\n", c.Field, c.Message)
+			}
+			if r.note != "" {
+				fmt.Fprintf(rw.w, "  (%s)\n", r.note)
 			}
 		}
 	}

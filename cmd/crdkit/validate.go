@@ -6,9 +6,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"runtime"
 	"strings"
 	"sync"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/crdkit/crdkit"
 	"github.com/crdkit/crdkit/internal/docs"
@@ -20,170 +24,274 @@ type listFlag []string
 func (l *listFlag) String() string     { return strings.Join(*l, ",") }
 func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 
-// objectResult is one object document's verdict, shaped as DESIGN.md
+// objectResult is one object document's verdict, shaped as docs/output.md
 // specifies.
 type objectResult struct {
-	File       string         `json:"file"`
-	Index      int            `json:"index"`
-	APIVersion string         `json:"apiVersion"`
-	Kind       string         `json:"kind"`
-	Namespace  string         `json:"namespace,omitempty"`
-	Name       string         `json:"name"`
-	Allowed    bool           `json:"allowed"`
-	Code       int32          `json:"code"`
-	Reason     string         `json:"reason,omitempty"`
-	Message    string         `json:"message,omitempty"`
-	Causes     []cause        `json:"causes,omitempty"`
-	Warnings   []string       `json:"warnings,omitempty"`
-	Object     map[string]any `json:"object,omitempty"`
+	File  string `json:"file"`
+	Index int    `json:"index"`
+	// Path locates an item of a List in the document ("items[2]").
+	Path       string `json:"path,omitempty"`
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Namespace  string `json:"namespace,omitempty"`
+	Name       string `json:"name"`
+	// Checked is false only for a document no CRD serves, which is written
+	// as a notCheckedResult.
+	Checked  bool           `json:"checked"`
+	Allowed  bool           `json:"allowed"`
+	Code     int32          `json:"code"`
+	Reason   string         `json:"reason,omitempty"`
+	Message  string         `json:"message,omitempty"`
+	Causes   []cause        `json:"causes,omitempty"`
+	Warnings []string       `json:"warnings,omitempty"`
+	Object   map[string]any `json:"object,omitempty"`
 	// NotChecked marks a document no CRD serves (without --require-crd).
 	NotChecked bool `json:"notChecked,omitempty"`
+
+	note string // a line of explanation for the text output, not the server's
 }
 
-func validate(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var crds listFlag
-	fs.Var(&crds, "crds", "a CRD file or directory (repeatable); CRDs among the inputs are used too")
-	fv := fs.String("field-validation", "Warn", "Ignore, Warn or Strict (the server's fieldValidation)")
-	out := fs.String("o", "text", "output format: text, json or yaml")
-	ns := namespaceFlag(fs)
-	requireCRD := fs.Bool("require-crd", false, "fail (exit 2) on documents no CRD serves, instead of reporting them as not checked")
-	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "documents checked at once")
-	var old listFlag
-	fs.Var(&old, "old", "live objects (a file or directory, repeatable; objects as kubectl get -o json|yaml prints them, Lists too): a document with a live counterpart is checked as a dry-run update of it")
-	subresource := fs.String("subresource", "", `with --old: "status" checks updates as PUTs to the status subresource`)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, `usage: crdkit validate [--crds FILE|DIR]... [-n NAMESPACE] [--field-validation Ignore|Warn|Strict]
-                       [--old LIVE [--subresource status]] [--require-crd] [-o text|json|yaml] FILE|DIR|-...
+// notCheckedResult is how a document no CRD serves is written: no allowed,
+// no code, so that a script cannot take it for a verdict.
+type notCheckedResult struct {
+	File       string   `json:"file"`
+	Index      int      `json:"index"`
+	Path       string   `json:"path,omitempty"`
+	APIVersion string   `json:"apiVersion"`
+	Kind       string   `json:"kind"`
+	Namespace  string   `json:"namespace,omitempty"`
+	Name       string   `json:"name"`
+	Checked    bool     `json:"checked"`
+	NotChecked bool     `json:"notChecked"` // kept from the first output format
+	Message    string   `json:"message"`
+	Warnings   []string `json:"warnings,omitempty"`
+}
+
+// location is where the result's document is: file#index, and the item's
+// path in a List.
+func (r *objectResult) location() string {
+	if r.Path != "" {
+		return fmt.Sprintf("%s#%d.%s", r.File, r.Index, r.Path)
+	}
+	return fmt.Sprintf("%s#%d", r.File, r.Index)
+}
+
+const validateHelp = `usage: crdkit validate [--crds FILE|DIR]... [-n NAMESPACE] [--field-validation Strict|Warn|Ignore]
+                       [--old LIVE [--subresource status]] [--require-crd] [-q] [-o text|json|yaml] FILE|DIR|-...
 
 Checks each object document (YAML, multi-document YAML or JSON; "-" reads
 standard input) against the CRD that serves its apiVersion and kind, as a
 dry-run create would: what the server returns (pruned, defaulted), its
-warnings, or its Status (code, reason, message and causes). Namespaced
-objects without a namespace get -n's, else "default". CRDs are taken from
---crds and from the inputs, and compiled only for the objects that name
-them, on all cores, ahead of the objects, in the order the inputs need them.
-Documents no CRD serves (Deployments, ConfigMaps...) are reported as not
-checked. Results come in input order; -o json prints
-{"results":[...]} as DESIGN.md specifies, streamed as documents are checked.
+warnings, or its Status (code, reason, message and causes).
 
-With --old, a document whose live counterpart is in LIVE (same API group,
-kind and name, and the namespace the server sees: the document's, else -n's,
-else "default"; none for cluster-scoped kinds) is checked as a dry-run update
-(PUT at the document's version; with --subresource status, a PUT to /status)
-of that live object, which may be at another version of the group: ratcheting
+Lists are checked item by item, as kubectl applies them: a List (what
+"kubectl get -o yaml" prints for several objects) and a <Kind>List of a kind
+a CRD defines. An item's place is printed after its document's:
+live.yaml#0.items[2].
+
+--field-validation defaults to Strict, as kubectl apply and kubectl create
+validate (--validate=strict): an unknown or duplicate field is a 400. Warn
+reports them as warnings and lets the object through; Ignore drops them
+silently. A YAML key given twice keeps its last value, as kubectl reads it;
+crdkit warns about it in the server's words for a YAML body ("line 5: key
+"image" already set in map", the line counted from the document's first).
+
+Namespaced objects without a namespace get -n's, else "default". CRDs are
+taken from --crds (compiled only when an object needs them) and from the
+inputs (all compiled: one the server would refuse fails the run). An object
+whose group and kind a CRD defines, at a version it does not serve, is
+refused with the server's 404. Documents no CRD serves (Deployments,
+ConfigMaps...) are reported as not checked.
+
+With --old, a document whose live counterpart is in LIVE (objects as kubectl
+get -o json|yaml prints them, Lists too; same API group, kind and name, and
+the namespace the server sees: the document's, else -n's, else "default";
+none for cluster-scoped kinds) is checked as a dry-run update (PUT at the
+document's version; with --subresource status, a PUT to /status) of that
+live object, which may be at another version of the group: ratcheting
 (unchanged invalid values are let through), transition rules, the generation
 bump and status kept from live, as the server does. An accepted update has
 code 200. As a convenience (the library does not do this), a document
 without metadata.resourceVersion takes the live object's. The others are
 checked as creates.
 
+Results come in input order, streamed as documents are checked. -o json
+prints {"results":[...]} as docs/output.md in the repository describes; a
+document no CRD serves has "checked": false and no "allowed" or "code". A
+summary line goes to standard error: how many objects were accepted,
+refused, not checked, and how long it took. -q prints only the refusals.
+
 Exit status: 0 when every checked object is accepted, 1 when any is refused,
 2 on usage or load errors (unreadable files, YAML errors with file and line,
-CRDs the server would refuse, and with --require-crd documents no CRD serves).
+a directory without YAML or JSON files, CRDs the server would refuse, and
+with --require-crd documents no CRD serves).
 
 Examples:
   crdkit validate examples/crontab/
-  crdkit validate --crds examples/crontab --field-validation Strict examples/objects/
-  kubectl get crontabs -A -o yaml | crdkit validate --crds crds/ -o json -
+  crdkit validate --crds examples/crontab examples/objects/ -o json
+  crdkit validate --field-validation Warn --crds examples/crontab examples/objects/
+  kubectl get crontabs -A -o yaml | crdkit validate --crds crds/ -
   kubectl get crontabs -A -o json > live.json
   crdkit validate --crds examples/crontab --old live.json changed/
+`
 
-Flags:
-`)
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		return 2
+func validate(args []string, stdout, stderr io.Writer) int {
+	start := time.Now()
+	fs := newFlags("validate", validateHelp)
+	var crds listFlag
+	fs.Var(&crds, "crds", "a CRD file or directory (repeatable); CRDs among the inputs are used too")
+	fv := fs.String("field-validation", "Strict", "Strict, Warn or Ignore (the server's fieldValidation; Strict is kubectl apply's default)")
+	out := fs.String("o", "text", "output format: text, json or yaml")
+	ns := namespaceFlag(fs.FlagSet)
+	requireCRD := fs.Bool("require-crd", false, "fail (exit 2) on documents no CRD serves, instead of reporting them as not checked")
+	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "documents checked at once")
+	var old listFlag
+	fs.Var(&old, "old", "live objects (a file or directory, repeatable; objects as kubectl get -o json|yaml prints them, Lists too): a document with a live counterpart is checked as a dry-run update of it")
+	subresource := fs.String("subresource", "", `with --old: "status" checks updates as PUTs to the status subresource`)
+	var quiet bool
+	fs.BoolVar(&quiet, "q", false, "print only the refused objects (and errors); the summary line still goes to standard error")
+	fs.BoolVar(&quiet, "quiet", false, "the same as -q")
+	paths, status, ok := fs.parse(args, stdout, stderr)
+	if !ok {
+		return status
 	}
 	mode := crdkit.FieldValidation(*fv)
-	if fs.NArg() == 0 || (mode != crdkit.Ignore && mode != crdkit.Warn && mode != crdkit.Strict) ||
-		(*out != "text" && *out != "json" && *out != "yaml") || *workers < 1 ||
-		(*subresource != "" && *subresource != "status") || (*subresource != "" && len(old) == 0) {
-		fs.Usage()
-		return 2
+	switch {
+	case len(paths) == 0:
+		return fs.usageError(stderr, "no FILE, DIR or - given")
+	case mode != crdkit.Ignore && mode != crdkit.Warn && mode != crdkit.Strict:
+		return fs.usageError(stderr, "--field-validation must be Strict, Warn or Ignore, not %q", *fv)
+	case !oneOf(*out, "text", "json", "yaml"):
+		return fs.usageError(stderr, "-o must be text, json or yaml, not %q", *out)
+	case *workers < 1:
+		return fs.usageError(stderr, "--workers must be at least 1")
+	case *subresource != "" && *subresource != "status":
+		return fs.usageError(stderr, "--subresource must be status, not %q", *subresource)
+	case *subresource != "" && len(old) == 0:
+		return fs.usageError(stderr, "--subresource needs --old")
 	}
+	reg, status := loadRegistry(crds, paths, stderr)
+	defer reg.close()
 	live, err := loadLive(old)
 	if err != nil {
 		fmt.Fprintf(stderr, "crdkit: %v\n", err)
 		return 2
 	}
-	reg, status := loadRegistry(crds, fs.Args(), stderr)
-	defer reg.close()
 	opts := validateOptions{create: crdkit.CreateOptions{FieldValidation: mode, Namespace: *ns}, live: live, status: *subresource == "status"}
 	w := newResultWriter(stdout, *out)
 	progress := newProgress(stderr)
-	checkAll(fs.Args(), *workers, stderr, &status, func(d docs.Doc) outcome {
+	var sum summary
+	sum.files = checkAll(paths, *workers, stderr, &status, reg.isList, func(d docs.Doc) outcome {
 		r, err := validateDoc(reg, d, opts)
 		return outcome{r: r, err: err}
 	}, func(o outcome) {
 		progress.tick()
 		switch {
 		case errors.Is(o.err, errNoCRD) && !*requireCRD:
-			o.r.NotChecked = true
+			o.r.NotChecked, o.r.Checked = true, false
 			o.r.Message = fmt.Sprintf("not checked: no CRD serves apiVersion %q, kind %q", o.r.APIVersion, o.r.Kind)
+			sum.notChecked++
 		case o.err != nil:
 			fmt.Fprintf(stderr, "crdkit: %v\n", o.err)
+			sum.errors++
 			status = 2
 			return
-		case !o.r.Allowed && status == 0:
-			status = 1
+		case !o.r.Allowed:
+			sum.refused++
+			if status == 0 {
+				status = 1
+			}
+		default:
+			sum.accepted++
 		}
-		w.write(o.r)
+		if !quiet || !o.r.NotChecked && !o.r.Allowed {
+			w.write(o.r)
+		}
 	})
+	for _, err := range reg.unusedRefusals() {
+		fmt.Fprintf(stderr, "crdkit: %v\n", err)
+		status = 2
+	}
 	progress.done()
 	w.close()
+	sum.took = time.Since(start)
+	fmt.Fprintln(stderr, sum.String())
 	return status
+}
+
+// summary counts validate's results for its last line on standard error.
+type summary struct {
+	accepted, refused, notChecked, errors, files int
+	took                                         time.Duration
+}
+
+func (s summary) String() string {
+	took := s.took.Round(time.Millisecond)
+	if s.accepted+s.refused+s.notChecked+s.errors == 0 {
+		return fmt.Sprintf("crdkit: nothing checked: no object documents in %s (%v)", plural(s.files, "file"), took)
+	}
+	return fmt.Sprintf("crdkit: %s checked (%d accepted, %d refused), %d not checked, %s, in %s (%v)",
+		plural(s.accepted+s.refused, "object"), s.accepted, s.refused, s.notChecked, plural(s.errors, "error"), plural(s.files, "file"), took)
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // outcome is one document's result, or why there is none.
 type outcome struct {
 	r   objectResult
 	err error
-	// skip marks a document that is not an object to check (a CRD), empty
-	// an empty (null) one, which does not count in the file's indexes.
-	skip, empty bool
+}
+
+// chunkOutcome is what one document of a file gives: the outcomes of its
+// objects (one, none for a CRD, one per item for a List), and whether it
+// counts in the file's indexes (an empty document does not).
+type chunkOutcome struct {
+	file   string
+	outs   []outcome
+	counts bool
 }
 
 // checkAll runs check on every object document of the inputs, on workers
-// goroutines (YAML conversion included), and hands the outcomes to emit in
-// input order as they become ready. Files are read one at a time and a
-// bounded number of documents are in flight, so memory stays flat in the
-// number of documents. A document's Index counts the non-empty documents
-// before it in its file, CRDs included. Read errors set *status to 2.
-func checkAll(inputs []string, workers int, stderr io.Writer, status *int, check func(docs.Doc) outcome, emit func(outcome)) {
+// goroutines (YAML conversion included), the items of Lists (documents for
+// which isList holds) one by one, and hands the outcomes to emit in input
+// order as they become ready. Files are read one at a time and a bounded
+// number of documents are in flight, so memory stays flat in the number of
+// documents. A document's Index counts the non-empty documents before it in
+// its file, CRDs included; the items of a List share its Index. Read
+// errors set *status to 2. It returns the number of files.
+func checkAll(inputs []string, workers int, stderr io.Writer, status *int, isList func(apiVersion, kind string) bool, check func(docs.Doc) outcome, emit func(outcome)) int {
 	files, err := docs.Files(inputs)
 	if err != nil {
 		fmt.Fprintf(stderr, "crdkit: %v\n", err)
 		*status = 2
-		return
+		return 0
 	}
 	type job struct {
 		c    docs.Chunk
-		done chan outcome
+		done chan chunkOutcome
 	}
 	jobs := make(chan job)
-	pending := make(chan chan outcome, 4*workers) // in input order; bounds documents in flight
+	pending := make(chan chan chunkOutcome, 4*workers) // in input order; bounds documents in flight
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for j := range jobs {
-				js, err := j.c.JSON()
+				js, warnings, err := j.c.Convert()
 				switch {
 				case err != nil:
-					j.done <- outcome{r: objectResult{File: j.c.File}, err: err}
+					j.done <- chunkOutcome{file: j.c.File, outs: []outcome{{r: objectResult{File: j.c.File}, err: err}}, counts: true}
 				case js == nil:
-					j.done <- outcome{empty: true}
+					j.done <- chunkOutcome{}
 				default:
-					d := docs.Doc{File: j.c.File, Line: j.c.Line, JSON: js}
-					if _, ok := isCRD(js); ok {
-						j.done <- outcome{r: objectResult{File: d.File}, skip: true}
-						continue
-					}
-					j.done <- check(d)
+					d := docs.Doc{File: j.c.File, Line: j.c.Line, JSON: js, Warnings: warnings}
+					j.done <- chunkOutcome{file: j.c.File, outs: checkDoc(d, isList, check), counts: true}
 				}
 			}
 		}()
@@ -193,20 +301,21 @@ func checkAll(inputs []string, workers int, stderr io.Writer, status *int, check
 		defer close(printed)
 		index := map[string]int{}
 		for done := range pending {
-			o := <-done
-			if o.empty {
+			co := <-done
+			if !co.counts {
 				continue
 			}
-			o.r.Index = index[o.r.File]
-			index[o.r.File]++
-			if !o.skip {
+			i := index[co.file]
+			index[co.file]++
+			for _, o := range co.outs {
+				o.r.Index = i
 				emit(o)
 			}
 		}
 	}()
 	send := func(o outcome) {
-		done := make(chan outcome, 1)
-		done <- o
+		done := make(chan chunkOutcome, 1)
+		done <- chunkOutcome{outs: []outcome{o}, counts: true}
 		pending <- done
 	}
 	for _, f := range files {
@@ -221,7 +330,7 @@ func checkAll(inputs []string, workers int, stderr io.Writer, status *int, check
 			continue
 		}
 		for _, c := range chunks {
-			done := make(chan outcome, 1)
+			done := make(chan chunkOutcome, 1)
 			pending <- done
 			jobs <- job{c, done}
 		}
@@ -230,6 +339,28 @@ func checkAll(inputs []string, workers int, stderr io.Writer, status *int, check
 	close(pending)
 	wg.Wait()
 	<-printed
+	return len(files)
+}
+
+// checkDoc checks one document: nothing for a CRD, each item of a List
+// (CRDs among them left out), else the document.
+func checkDoc(d docs.Doc, isList func(apiVersion, kind string) bool, check func(docs.Doc) outcome) []outcome {
+	ds := []docs.Doc{d}
+	items, ok, err := docs.Items(d, isList)
+	if ok {
+		ds = items
+	}
+	var outs []outcome
+	for _, d := range ds {
+		if _, ok := isCRD(d.JSON); ok {
+			continue
+		}
+		outs = append(outs, check(d))
+	}
+	if err != nil {
+		outs = append(outs, outcome{r: objectResult{File: d.File}, err: err})
+	}
+	return outs
 }
 
 // namespaceFlag registers kubectl's -n and --namespace: the namespace of
@@ -253,7 +384,7 @@ type validateOptions struct {
 // opts answers, or a dry-run update when it has a live counterpart.
 func validateDoc(reg *registry, d docs.Doc, vopts validateOptions) (objectResult, error) {
 	opts := vopts.create
-	r := objectResult{File: d.File, Index: d.Index}
+	r := objectResult{File: d.File, Index: d.Index, Path: d.Path, Checked: true}
 	var tm struct {
 		APIVersion string `json:"apiVersion"`
 		Kind       string `json:"kind"`
@@ -266,9 +397,28 @@ func validateDoc(reg *registry, d docs.Doc, vopts validateOptions) (objectResult
 	r.APIVersion, r.Kind, r.Name, r.Namespace = tm.APIVersion, tm.Kind, tm.Metadata.Name, tm.Metadata.Namespace
 	v, err := reg.version(tm.APIVersion, tm.Kind)
 	if errors.Is(err, errNoCRD) {
-		return r, &docs.Error{File: d.File, Line: d.Line, Err: fmt.Errorf("%w: apiVersion %q, kind %q (give its CRD with --crds)", errNoCRD, tm.APIVersion, tm.Kind)}
+		r.Warnings = d.Warnings
+		where := ""
+		if d.Path != "" {
+			where = d.Path + ": "
+		}
+		return r, &docs.Error{File: d.File, Line: d.Line, Err: fmt.Errorf("%s%w: apiVersion %q, kind %q (give its CRD with --crds)", where, errNoCRD, tm.APIVersion, tm.Kind)}
+	}
+	var unserved *unservedError
+	if errors.As(err, &unserved) {
+		// The server's CRD handler passes a request for a version the CRD
+		// does not serve on to its 404 handler, which answers with the text
+		// "404 page not found", not a Status; a client (client-go, and so
+		// kubectl) reports it as this Status.
+		r.Code, r.Reason, r.Message = http.StatusNotFound, string(metav1.StatusReasonNotFound), "the server could not find the requested resource"
+		r.Causes = []cause{{Reason: string(metav1.CauseTypeUnexpectedServerResponse), Message: "404 page not found"}}
+		r.note = unserved.hint()
+		return r, nil
 	}
 	if err != nil {
+		if d.Path != "" {
+			err = fmt.Errorf("%s: %w", d.Location(), err)
+		}
 		return r, err
 	}
 	if opts.Namespace != "" && v.CRD().Namespaced() && r.Namespace == "" {
@@ -294,7 +444,7 @@ func validateDoc(reg *registry, d docs.Doc, vopts validateOptions) (objectResult
 	} else {
 		res = v.CreateJSON(d.JSON, opts)
 	}
-	r.Warnings = res.Warnings
+	r.Warnings = withYAMLWarnings(res.Warnings, d.Warnings, v, opts.FieldValidation)
 	if st := res.Status(); st != nil {
 		r.Code, r.Reason, r.Message = st.Code, string(st.Reason), st.Message
 		if st.Details != nil {
@@ -309,6 +459,24 @@ func validateDoc(reg *registry, d docs.Doc, vopts validateOptions) (objectResult
 		r.Namespace, _ = md["namespace"].(string)
 	}
 	return r, nil
+}
+
+// withYAMLWarnings adds the YAML reader's warnings (duplicate keys) to the
+// server's, where the server would put them for a YAML body: after the
+// deprecation warning, before the other decoding warnings; none in Ignore
+// mode, where the server ignores duplicates.
+func withYAMLWarnings(server, yaml []string, v *crdkit.Version, mode crdkit.FieldValidation) []string {
+	if len(yaml) == 0 || mode == crdkit.Ignore {
+		return server
+	}
+	at := 0
+	if dw := v.DeprecationWarning(); dw != "" && len(server) > 0 && server[0] == dw {
+		at = 1
+	}
+	out := make([]string, 0, len(server)+len(yaml))
+	out = append(out, server[:at]...)
+	out = append(out, yaml...)
+	return append(out, server[at:]...)
 }
 
 // serverNamespace is the namespace the server sees for an object of v whose

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"text/tabwriter"
@@ -18,33 +17,48 @@ type versionInfo struct {
 	DeprecationWarning string `json:"deprecationWarning"`
 }
 
+const versionsHelp = `usage: crdkit versions [-o text|json] CRD-FILE
+
+Lists the versions of one CRD in the order kubectl and discovery rank them
+(the server's version priority: GA before beta before alpha, higher numbers
+first, then the others alphabetically), with whether each is served, which
+one is stored, and the warning the server sends with every request to a
+deprecated version. kubectl uses the first served version when none is
+named.
+
+Exit status: 0 when printed, 2 on usage or load errors (a file that is not
+exactly one CRD, or a CRD the server would refuse).
+
+Examples:
+  crdkit versions examples/crontab/crd.yaml
+  crdkit versions -o json crd.yaml
+`
+
 func versions(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("versions", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("versions", versionsHelp)
 	out := fs.String("o", "text", "output format: text or json")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: crdkit versions [-o text|json] CRD-FILE")
-		fs.PrintDefaults()
+	paths, status, ok := fs.parse(args, stdout, stderr)
+	if !ok {
+		return status
 	}
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if len(paths) != 1 {
+		return fs.usageError(stderr, "want one CRD-FILE, got %d arguments", len(paths))
 	}
-	if fs.NArg() != 1 || (*out != "text" && *out != "json") {
-		fs.Usage()
-		return 2
+	if !oneOf(*out, "text", "json") {
+		return fs.usageError(stderr, "-o must be text or json, not %q", *out)
 	}
-	ds, err := docs.Read(fs.Arg(0))
+	ds, err := docs.Read(paths[0])
 	if err != nil {
 		fmt.Fprintf(stderr, "crdkit: %v\n", err)
 		return 2
 	}
 	if len(ds) != 1 {
-		fmt.Fprintf(stderr, "crdkit: %s: want exactly one CRD document, found %d\n", fs.Arg(0), len(ds))
+		fmt.Fprintf(stderr, "crdkit: %s: want exactly one CRD document, found %d\n", paths[0], len(ds))
 		return 2
 	}
 	crd, err := crdkit.Load(ds[0].JSON)
 	if err != nil {
-		fmt.Fprintf(stderr, "crdkit: %s: %v\n", fs.Arg(0), err)
+		fmt.Fprintf(stderr, "crdkit: %s: %v\n", paths[0], err)
 		return 2
 	}
 	var vs []versionInfo

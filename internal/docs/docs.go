@@ -7,6 +7,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -27,6 +28,23 @@ type Doc struct {
 	Index int // position among the file's non-empty documents
 	Line  int // first line of the document in the file (1-based)
 	JSON  []byte
+	// Path locates an item of a List in the document ("items[2]",
+	// "items[0].items[1]" in a List of Lists); empty for the document.
+	Path string
+	// Warnings are the YAML reader's: each key given twice in a mapping,
+	// in the words the API server uses for a YAML body (`line 5: key
+	// "image" already set in map`, the line counted from the document's
+	// first). The first value is lost, as kubectl loses it.
+	Warnings []string
+}
+
+// Location is the document's place for messages: the file, "#" and the
+// document's index, then the item's path ("f.yaml#0.items[2]").
+func (d Doc) Location() string {
+	if d.Path != "" {
+		return fmt.Sprintf("%s#%d.%s", d.File, d.Index, d.Path)
+	}
+	return fmt.Sprintf("%s#%d", d.File, d.Index)
 }
 
 // Error is a problem with one file or document, located by file and line.
@@ -52,8 +70,13 @@ type File struct {
 	Explicit bool
 }
 
+// ErrEmptyDir is the error of a directory without a file to read: most
+// often a mistyped path, or files named otherwise.
+var ErrEmptyDir = errors.New("nothing found: no .yaml, .yml or .json file in this directory or under it")
+
 // Files expands the arguments: files as given ("-" for standard input),
-// directories to the .yaml, .yml and .json files under them, sorted.
+// directories to the .yaml, .yml and .json files under them, sorted. A
+// directory without such files is an error (ErrEmptyDir).
 func Files(args []string) ([]File, error) {
 	var out []File
 	for _, a := range args {
@@ -84,6 +107,9 @@ func Files(args []string) ([]File, error) {
 		})
 		if err != nil {
 			return nil, err
+		}
+		if len(found) == 0 {
+			return nil, &Error{File: a, Err: ErrEmptyDir}
 		}
 		sort.Strings(found)
 		for _, f := range found {
@@ -141,14 +167,14 @@ func Split(file string, data []byte) ([]Doc, error) {
 	}
 	var out []Doc
 	for _, c := range chunks {
-		js, err := c.JSON()
+		js, warnings, err := c.Convert()
 		if err != nil {
 			return out, err
 		}
 		if js == nil {
 			continue
 		}
-		out = append(out, Doc{File: file, Index: len(out), Line: c.Line, JSON: js})
+		out = append(out, Doc{File: file, Index: len(out), Line: c.Line, JSON: js, Warnings: warnings})
 	}
 	return out, nil
 }
@@ -250,27 +276,58 @@ func chunksCopy(file string, data []byte) ([]Chunk, error) {
 	return dropBlank(chunks), nil
 }
 
-// JSON converts the document to JSON: JSON text is kept byte for byte (so
-// duplicate keys still reach the decoder that reports them), YAML goes
-// through sigs.k8s.io/yaml. It returns nil for a document that is null. A
-// document that is not valid YAML is reported with the file and the line
-// the YAML parser names.
+// JSON is Convert without the warnings.
 func (c Chunk) JSON() ([]byte, error) {
+	js, _, err := c.Convert()
+	return js, err
+}
+
+// Convert converts the document to JSON: JSON text is kept byte for byte
+// (so duplicate keys still reach the decoder that reports them), YAML goes
+// through sigs.k8s.io/yaml as kubectl converts it (of a key given twice,
+// the last value wins), and each duplicate key is a warning, worded as the
+// API server words it for a YAML body. It returns nil for a document that
+// is null. A document that is not valid YAML is reported with the file and
+// the line the YAML parser names.
+func (c Chunk) Convert() (js []byte, warnings []string, err error) {
 	if t := bytes.TrimSpace(c.Text); len(t) > 0 && t[0] == '{' && json.Valid(t) {
-		return t, nil
+		return t, nil, nil
 	}
-	js, err := yaml.YAMLToJSON(c.Text)
+	// The strict reader costs what the lenient one does, and fails only
+	// on a duplicate key (or on what the lenient one fails on too).
+	js, err = yaml.YAMLToJSONStrict(c.Text)
 	if err != nil {
-		line := c.Line
-		if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
-			if k, e := strconv.Atoi(m[1]); e == nil {
-				line = c.Line + k - 1
+		strictErr := err
+		if js, err = yaml.YAMLToJSON(c.Text); err != nil {
+			line := c.Line
+			if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
+				if k, e := strconv.Atoi(m[1]); e == nil {
+					line = c.Line + k - 1
+				}
 			}
+			return nil, nil, &Error{File: c.File, Line: line, Err: fmt.Errorf("invalid YAML: %v", err)}
 		}
-		return nil, &Error{File: c.File, Line: line, Err: fmt.Errorf("invalid YAML: %v", err)}
+		warnings = yamlWarnings(strictErr.Error())
 	}
 	if t := bytes.TrimSpace(js); len(t) == 0 || string(t) == "null" {
-		return nil, nil
+		return nil, nil, nil
 	}
-	return js, nil
+	return js, warnings, nil
+}
+
+// yamlWarnings splits a strict YAML error into one warning per problem, as
+// the API server's handlers do for a YAML body in fieldValidation=Warn.
+func yamlWarnings(msg string) []string {
+	for _, prefix := range []string{"yaml: unmarshal errors:\n", "error converting YAML to JSON: yaml: unmarshal errors:\n"} {
+		if rest, ok := strings.CutPrefix(msg, prefix); ok {
+			var out []string
+			for _, l := range strings.Split(rest, "\n") {
+				if l = strings.TrimSpace(l); l != "" {
+					out = append(out, l)
+				}
+			}
+			return out
+		}
+	}
+	return []string{msg}
 }
