@@ -1,11 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -14,7 +16,7 @@ import (
 	"github.com/crdkit/crdkit/internal/docs"
 )
 
-// lintResult is one CRD document's verdict, shaped as DESIGN.md specifies.
+// lintResult is one CRD document's verdict, shaped as docs/output.md specifies.
 type lintResult struct {
 	File     string              `json:"file"`
 	Index    int                 `json:"index"`
@@ -26,6 +28,8 @@ type lintResult struct {
 	Message  string              `json:"message,omitempty"`
 	Causes   []cause             `json:"causes,omitempty"`
 	Warnings []string            `json:"warnings,omitempty"`
+
+	schemaLine int // the line of the schema in the file, for the text output
 }
 
 type cause struct {
@@ -80,8 +84,14 @@ func lint(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	var results []lintResult
+	var skipped []string // files with documents that are not CRDs
+	nskipped := 0
 	for _, f := range files {
-		ds, err := docs.Read(f.Path)
+		data, err := docs.ReadFile(f.Path)
+		var ds []docs.Doc
+		if err == nil {
+			ds, err = docs.Split(f.Path, data)
+		}
 		if err != nil {
 			fmt.Fprintf(stderr, "crdkit: %v\n", err)
 			status = 2
@@ -89,9 +99,12 @@ func lint(args []string, stdout, stderr io.Writer) int {
 		for _, d := range expandLists(ds, isCRDList, stderr, &status) {
 			r, err := lintDoc(d)
 			if errors.Is(err, crdkit.ErrNotCRD) && !f.Explicit {
-				fmt.Fprintf(stderr, "crdkit: skipping %s: %v\n", d.Location(), errors.Unwrap(err))
+				if nskipped++; len(skipped) == 0 || skipped[len(skipped)-1] != d.File {
+					skipped = append(skipped, d.File)
+				}
 				continue
 			}
+			r.schemaLine = schemaLine(data, d)
 			if err != nil {
 				fmt.Fprintf(stderr, "crdkit: %v\n", err)
 				status = 2
@@ -102,6 +115,13 @@ func lint(args []string, stdout, stderr io.Writer) int {
 			}
 			results = append(results, r)
 		}
+	}
+	if nskipped > 0 {
+		fmt.Fprintf(stderr, "crdkit: skipped %s that %s not CRDs (crdkit validate checks objects): in %s\n",
+			plural(nskipped, "document"), map[bool]string{true: "is", false: "are"}[nskipped == 1], strings.Join(skipped, ", "))
+	}
+	if len(files) > 0 && len(results) == 0 && status == 0 {
+		fmt.Fprintln(stderr, "crdkit: no CustomResourceDefinition found")
 	}
 	if *out == "json" {
 		writeJSON(stdout, map[string]any{"results": nonNil(results)})
@@ -123,11 +143,50 @@ func lint(args []string, stdout, stderr io.Writer) int {
 		if len(r.Causes) == 0 {
 			fmt.Fprintf(stdout, "  %s\n", r.Message)
 		}
+		shared := false
 		for _, c := range r.Causes {
 			fmt.Fprintf(stdout, "  %s: %s\n", c.Field, c.Message)
+			shared = shared || strings.HasPrefix(c.Field, "spec.validation.openAPIV3Schema")
+		}
+		if shared {
+			// The server checks a schema that every version shares under
+			// the field of the old single schema, and its causes say so.
+			where := "spec.versions[*].schema.openAPIV3Schema"
+			if r.schemaLine > 0 {
+				where += fmt.Sprintf(" at %s:%d", r.File, r.schemaLine)
+			}
+			fmt.Fprintf(stdout, "  (spec.validation.openAPIV3Schema is how the API server names the schema all versions share: %s)\n", where)
 		}
 	}
 	return status
+}
+
+// schemaLine is the line of the first openAPIV3Schema key of a YAML
+// document in its file (0 when not found, or for an item of a List).
+func schemaLine(data []byte, d docs.Doc) int {
+	if d.Path != "" {
+		return 0
+	}
+	n := 0
+	for l := range bytes.Lines(data) {
+		n++
+		if n < d.Line {
+			continue
+		}
+		if n > d.Line && isDocSeparator(l) {
+			return 0
+		}
+		if t := bytes.TrimSpace(l); bytes.HasPrefix(t, []byte("openAPIV3Schema:")) {
+			return n
+		}
+	}
+	return 0
+}
+
+// isDocSeparator reports whether a line starts a new YAML document.
+func isDocSeparator(l []byte) bool {
+	l = bytes.TrimRight(l, "\r\n")
+	return bytes.Equal(l, []byte("---")) || bytes.HasPrefix(l, []byte("--- ")) || bytes.HasPrefix(l, []byte("---\t"))
 }
 
 func nonNil[T any](l []T) []T {
