@@ -83,7 +83,8 @@ func Example() {
 	}
 
 	v := crd.Version("v1")
-	res := v.CreateJSON(body, crdkit.CreateOptions{FieldValidation: crdkit.Warn}) // a dry-run create
+	// a dry-run create
+	res := v.CreateJSON(body, crdkit.CreateOptions{FieldValidation: crdkit.Warn})
 	fmt.Println(res.Err)      // nil, or an *apierrors.StatusError: 400 decoding / strict errors, 422 with causes
 	fmt.Println(res.Warnings) // its Warning headers: deprecation, unknown and duplicate fields, finalizer names
 	fmt.Println(res.Pruned)   // the paths pruning removed
