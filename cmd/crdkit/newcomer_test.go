@@ -432,3 +432,17 @@ func TestSummaryAndQuiet(t *testing.T) {
 		t.Errorf("--quiet -o json = %d %+v, want the refusal alone", code, rs)
 	}
 }
+
+func TestValidateListKind(t *testing.T) {
+	// A CRD may name its list kind otherwise than <Kind>List.
+	crd := writeFile(t, "crd.yaml", strings.Replace(unservedCRD, "kind: Widget}", "kind: Widget, listKind: WidgetBag}", 1))
+	bag := writeFile(t, "bag.yaml", "apiVersion: example.com/v1\nkind: WidgetBag\nitems:\n- {apiVersion: example.com/v1, kind: Widget, metadata: {name: a}}\n- {apiVersion: example.com/v2, kind: Widget, metadata: {name: b}}\n")
+	code, out, errs := runCLI(t, "validate", "--crds", crd, "-o", "json", bag)
+	var got []string
+	for _, r := range decodeResults(t, out) {
+		got = append(got, brief(r))
+	}
+	if want := []string{"#0 items[0] Widget a 201", "#0 items[1] Widget b 404"}; code != 1 || !slices.Equal(got, want) {
+		t.Errorf("validate of a WidgetBag = %d %q, want 1 and %q\n%s", code, got, want, errs)
+	}
+}

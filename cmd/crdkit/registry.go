@@ -27,6 +27,9 @@ type registry struct {
 	// byGroupKind holds every CRD by group + " " + kind, to tell a version
 	// the CRD does not serve (the server's 404) from a kind no CRD defines.
 	byGroupKind map[string]*lazyCRD
+	// listKinds holds group + " " + listKind for CRDs whose listKind is
+	// not <Kind>List.
+	listKinds map[string]bool
 	// inputs are the CRDs found among the inputs (not --crds): all of them
 	// are compiled, and a refusal fails the run even when no object uses
 	// the CRD.
@@ -70,8 +73,9 @@ type crdHead struct {
 	Spec       struct {
 		Group string `json:"group"`
 		Names struct {
-			Kind   string `json:"kind"`
-			Plural string `json:"plural"`
+			Kind     string `json:"kind"`
+			Plural   string `json:"plural"`
+			ListKind string `json:"listKind"`
 		} `json:"names"`
 		Versions []struct {
 			Name   string `json:"name"`
@@ -118,6 +122,9 @@ func (r *registry) add(d docs.Doc, h crdHead, input bool) {
 		return
 	}
 	r.byGroupKind[h.Spec.Group+" "+h.Spec.Names.Kind] = l
+	if lk := h.Spec.Names.ListKind; lk != "" && lk != h.Spec.Names.Kind+"List" {
+		r.listKinds[h.Spec.Group+" "+lk] = true
+	}
 	if input {
 		r.inputs = append(r.inputs, l)
 	}
@@ -154,9 +161,9 @@ func (e *unservedError) hint() string {
 
 // isList reports whether a document of apiVersion and kind is a List to
 // expand item by item: a List, a CustomResourceDefinitionList, or a
-// <Kind>List of a group and kind a CRD defines.
+// <Kind>List of a group and kind a CRD defines (or the listKind it names).
 func (r *registry) isList(apiVersion, kind string) bool {
-	if isCRDList(apiVersion, kind) {
+	if isCRDList(apiVersion, kind) || r.listKinds[groupOf(apiVersion)+" "+kind] {
 		return true
 	}
 	base, ok := strings.CutSuffix(kind, "List")
@@ -232,7 +239,7 @@ func (r *registry) refused() []error {
 // that: a CRD is still compiled when an object needs it, and its errors
 // are reported only then. Call close when done.
 func loadRegistry(crds, inputs []string, stderr io.Writer) (*registry, int) {
-	reg := &registry{byKey: map[string]*lazyCRD{}, byGroupKind: map[string]*lazyCRD{}, stop: make(chan struct{})}
+	reg := &registry{byKey: map[string]*lazyCRD{}, byGroupKind: map[string]*lazyCRD{}, listKinds: map[string]bool{}, stop: make(chan struct{})}
 	status := 0
 	type crdFile struct {
 		path  string
