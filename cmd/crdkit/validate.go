@@ -444,8 +444,13 @@ func validateDoc(reg *registry, d docs.Doc, vopts validateOptions) (objectResult
 	} else {
 		res = v.CreateJSON(d.JSON, opts)
 	}
-	r.Warnings = withYAMLWarnings(res.Warnings, d.Warnings, v, opts.FieldValidation)
-	if st := res.Status(); st != nil {
+	st := res.Status()
+	r.Warnings = res.Warnings
+	if st == nil || !(st.Code == http.StatusBadRequest && strings.Contains(st.Message, " cannot be handled as a ")) {
+		// A body the decoder refuses gets no decoding warnings.
+		r.Warnings = withYAMLWarnings(res.Warnings, d.Warnings, v, opts.FieldValidation)
+	}
+	if st != nil {
 		r.Code, r.Reason, r.Message = st.Code, string(st.Reason), st.Message
 		if st.Details != nil {
 			for _, c := range st.Details.Causes {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,6 +19,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/client-go/dynamic"
 	"sigs.k8s.io/yaml"
 
@@ -82,6 +84,45 @@ kind: Gadget
 metadata: {name: b, namespace: prod}
 `
 
+// duplicateKeys are YAML documents with keys given twice, in spec, in
+// metadata and next to an unknown field; in the second, "y" is YAML's
+// true, a label the decoder refuses (a 400 without decoding warnings).
+const duplicateKeys = `apiVersion: cli.example.com/v1
+kind: Gadget
+metadata:
+  name: dup-a
+  namespace: default
+spec:
+  size: 2
+  size: 3
+  colour: red
+---
+# a comment first
+apiVersion: cli.example.com/v1
+kind: Gadget
+metadata:
+  name: dup-b
+  labels:
+    a: x
+    a: y
+spec:
+  shape: round
+  colour: blue
+  colour: red
+---
+apiVersion: cli.example.com/v1
+kind: Gadget
+metadata:
+  name: dup-c
+  labels: {a: "x", b: "y", a: "z"}
+spec:
+  shape: round
+  size: 1
+  colour: blue
+  size: 9
+  colour: red
+`
+
 // cliResult is one element of crdkit validate -o json.
 type cliResult struct {
 	File       string         `json:"file"`
@@ -139,9 +180,11 @@ func runValidate(t *testing.T, bin string, args ...string) []cliResult {
 // kubectl would: each List flattened into its items by apimachinery's
 // unstructured decoder (the one kubectl's resource builder uses, which gives
 // type meta to items without it), each item created on its own (dry run),
-// every field-validation mode; objects at a version the CRD does not serve
-// sent both raw (the server's 404 and its body) and through client-go's
-// dynamic client (the Status a client makes of it).
+// every field-validation mode; YAML documents with duplicate keys against
+// the same documents sent as YAML bodies in fieldValidation=Warn (the
+// warnings, in order); objects at a version the CRD does not serve sent
+// both raw (the server's 404 and its body) and through client-go's dynamic
+// client (the Status a client makes of it).
 func TestCLIListsAndUnservedVersions(t *testing.T) {
 	bin := buildCLI(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -214,8 +257,41 @@ func TestCLIListsAndUnservedVersions(t *testing.T) {
 		}
 	}
 
+	// YAML duplicate keys: crdkit's warnings (fieldValidation Warn) against
+	// the server's for the same document sent as a YAML body.
+	dupFile := filepath.Join(dir, "dups.yaml")
+	if err := os.WriteFile(dupFile, []byte(duplicateKeys), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := runValidate(t, bin, "--crds", crdFile, "--field-validation", "Warn", dupFile)
+	client := restClient(t)
+	for i, doc := range strings.Split(duplicateKeys, "\n---\n") {
+		u := strings.TrimSuffix(srv.RESTConfig().Host, "/") + "/apis/cli.example.com/v1/namespaces/default/gadgets?dryRun=All&fieldValidation=Warn"
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, strings.NewReader(doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/yaml")
+		req.Header.Set("Accept", "application/json")
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		ws, _ := utilnet.ParseWarningHeaders(resp.Header.Values("Warning"))
+		var want []string
+		for _, w := range ws {
+			want = append(want, w.Text)
+		}
+		if i >= len(got) {
+			t.Fatalf("crdkit gave %d results for %d documents", len(got), i+1)
+		}
+		a.record("cli-yaml-duplicate-key-warnings", fmt.Sprint(i), resp.StatusCode == int(got[i].Code) && slices.Equal(got[i].Warnings, want) && (len(want) > 0) == (i != 1),
+			fmt.Sprintf("document %d\n  server: %d %q\n  crdkit: %d %q", i, resp.StatusCode, want, got[i].Code, got[i].Warnings))
+	}
+
 	// Objects at a version the CRD does not serve.
-	got := runValidate(t, bin, "--crds", crdFile, unservedFile)
+	got = runValidate(t, bin, "--crds", crdFile, unservedFile)
 	dc, err := dynamic.NewForConfig(srv.RESTConfig())
 	if err != nil {
 		t.Fatal(err)
