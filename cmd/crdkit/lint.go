@@ -199,9 +199,10 @@ func nonNil[T any](l []T) []T {
 func lintDoc(d docs.Doc) (r lintResult, err error) {
 	r = lintResult{File: d.File, Index: d.Index, Path: d.Path}
 	defer func() {
-		if len(d.Warnings) > 0 {
+		if len(d.Warnings) > 0 && r.Code != 400 {
 			// The YAML reader's duplicate keys, before the decoder's
-			// warnings, as the server orders them for a YAML body.
+			// warnings, as the server orders them for a YAML body (and
+			// leaves them out of a 400 for a body that does not decode).
 			r.Warnings = append(slices.Clip(d.Warnings), r.Warnings...)
 		}
 	}()
