@@ -177,7 +177,7 @@ func validate(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "crdkit: %v\n", err)
 		return 2
 	}
-	opts := validateOptions{create: crdkit.CreateOptions{FieldValidation: mode, Namespace: *ns}, live: live, status: *subresource == "status"}
+	opts := validateOptions{create: crdkit.CreateOptions{FieldValidation: mode, Namespace: *ns, ManagedFields: crdkit.ManagedFields{Omit: true}}, live: live, status: *subresource == "status"}
 	w := newResultWriter(stdout, *out)
 	progress := newProgress(stderr)
 	var sum summary
@@ -433,7 +433,7 @@ func validateDoc(reg *registry, d docs.Doc, vopts validateOptions) (objectResult
 				body = withResourceVersion(body, rv)
 			}
 		}
-		uopts := crdkit.UpdateOptions{FieldValidation: opts.FieldValidation}
+		uopts := crdkit.UpdateOptions{FieldValidation: opts.FieldValidation, ManagedFields: crdkit.ManagedFields{Omit: true}}
 		if vopts.status {
 			res = v.UpdateStatusJSON(body, old, uopts)
 		} else {
