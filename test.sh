@@ -22,6 +22,9 @@ gotest_filter='# Reads "go test -v" output. Prints what go test prints without -
 # file named by the variable skips: the test, a tab, the reason (its last
 # log line; a benchmark logs it after its SKIP line).
 function record(name, reason) { sub(/^ *[^ :]+\.go:[0-9]+: /, "", reason); print name "\t" reason >> skips }
+function out(line) { print line; fflush() }
+# After a panic (a test timeout too: it names the running tests), every line.
+panicked && !/^(ok|FAIL)[ \t]/ { out($0); next }
 pending != "" {
   if ($0 ~ /^ +[^ :]+\.go:[0-9]+: /) { record(pending, $0); pending = ""; next }
   record(pending, "(no reason given)"); pending = ""
@@ -29,14 +32,15 @@ pending != "" {
 /^=== (RUN|CONT|NAME|PAUSE) / { cur = $3; next }
 /^ *--- (PASS|FAIL|SKIP): / {
   match($0, /--- [A-Z]+: /); name = substr($0, RSTART + RLENGTH); sub(/ \([0-9.]+s\)$/, "", name)
-  if ($0 ~ /--- FAIL: /) { for (i = 1; i <= n[name]; i++) print buf[name, i]; print }
+  if ($0 ~ /--- FAIL: /) { for (i = 1; i <= n[name]; i++) out(buf[name, i]); out($0) }
   if ($0 ~ /--- SKIP: /) { if (n[name] > 0) record(name, buf[name, n[name]]); else pending = name }
   delete n[name]; next
 }
-/^(ok|FAIL)([ \t]|$)/ { print; if ($0 !~ /^FAIL$/) cur = ""; next }
-/^conformance:/ || /^panic: / || /^(fatal error|WARNING: DATA RACE)/ || /^# / { print; next }
+/^(ok|FAIL)([ \t]|$)/ { out($0); if ($0 !~ /^FAIL$/) { cur = ""; panicked = 0 }; next }
+/^panic: / || /^fatal error/ { panicked = 1; out($0); next }
+/^conformance:/ || /^WARNING: DATA RACE/ || /^# / { out($0); next }
 /^PASS$/ || /^(goos|goarch|pkg|cpu): / || /^Benchmark/ { next }
-{ if (cur != "") { n[cur]++; buf[cur, n[cur]] = $0 } else print }
+{ if (cur != "") { n[cur]++; buf[cur, n[cur]] = $0 } else out($0) }
 END { if (pending != "") record(pending, "(no reason given)") }
 '
 gotest() { awk -v skips="$skips" "$gotest_filter"; }
@@ -49,7 +53,7 @@ fi
 
 echo "== library: go vet, go test -race"
 go vet ./...
-(go test -race -count=1 -v ./... 2>&1 | gotest | tee -a "$log"; exit "${PIPESTATUS[0]}")
+(go test -race -count=1 -timeout 30m -v ./... 2>&1 | gotest | tee -a "$log"; exit "${PIPESTATUS[0]}")
 
 # The race detector makes sync.Pool drop items at random, so the tests that
 # count allocations skip under it; they run here without it.

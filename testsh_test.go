@@ -50,6 +50,12 @@ func TestTestShFilter(t *testing.T) {
 		"    big_test.go:12: corpus not found (set CRDKIT_CORPUS)",
 		"BenchmarkSmall-2 \t1\t5 ns/op",
 		"ok  \tbench\t1.0s",
+		"=== RUN   TestSlow",
+		"    slow_test.go:5: a log line",
+		"panic: test timed out after 10m0s",
+		"running tests:",
+		"\tTestSlow (10m0s)",
+		"FAIL\tslow\t600.1s",
 		"",
 	}, "\n")
 	skips := filepath.Join(t.TempDir(), "skips")
@@ -70,6 +76,10 @@ func TestTestShFilter(t *testing.T) {
 		"other.go:3:2: undefined: x",
 		"FAIL\tother/pkg [build failed]",
 		"ok  \tbench\t1.0s",
+		"panic: test timed out after 10m0s",
+		"running tests:",
+		"\tTestSlow (10m0s)",
+		"FAIL\tslow\t600.1s",
 		"",
 	}, "\n")
 	if string(out) != want {
