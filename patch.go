@@ -120,7 +120,7 @@ func (v *Version) Patch(pt PatchType, data []byte, live map[string]any, opts Pat
 	if data == nil {
 		data = []byte{}
 	}
-	return v.patchWith(pt, data, live, opts)
+	return v.patchWith(pt, data, live, opts, true)
 }
 
 // Apply is Patch with ApplyPatch: a server-side apply of the YAML or JSON
@@ -138,14 +138,17 @@ type patchRequest struct {
 	opts PatchOptions
 	// creating: an apply with no live object.
 	creating bool
+	// fastAllowed lets a merge patch take patchFast.
+	fastAllowed bool
 }
 
 // patchWith is the server's patch handler, patcher and registry for one
 // request, in their order; a step does nothing once an earlier one failed.
-func (v *Version) patchWith(pt PatchType, data []byte, live map[string]any, opts PatchOptions) Result {
+// fast allows patchFast (tests compare both paths).
+func (v *Version) patchWith(pt PatchType, data []byte, live map[string]any, opts PatchOptions, fast bool) Result {
 	r := &request{v: v, mode: opts.mode(), managed: opts.ManagedFields}
 	u := &updateRequest{request: r, status: opts.Subresource == "status"}
-	p := &patchRequest{updateRequest: u, typ: pt, data: data, opts: opts}
+	p := &patchRequest{updateRequest: u, typ: pt, data: data, opts: opts, fastAllowed: fast}
 	r.warnDeprecated()       // every request to a deprecated version
 	p.checkPatchType()       // 415 unless a patch type of custom resources
 	p.addressLive(live)      // §2.8: the URL's object: live as the registry reads it, or none
@@ -295,6 +298,9 @@ func (p *patchRequest) applyPatch() {
 // (its duplicate and unknown fields, and those of the patch, reported on
 // the patch), then the field manager's update.
 func (p *patchRequest) patchJSON() {
+	if p.fastAllowed && p.patchFast() {
+		return
+	}
 	current, err := json.Marshal(p.old)
 	if err != nil {
 		p.fail(apierrors.NewInternalError(err))

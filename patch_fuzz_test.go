@@ -2,6 +2,7 @@ package crdkit
 
 import (
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -93,4 +94,42 @@ func TestPatchCopyLimit(t *testing.T) {
 	if st == nil || st.Code != 422 || st.Message != "the server rejected our request due to an error in our request" {
 		t.Fatalf("Patch with 40 copies of copies = %+v, want the server's 422 for a patch that does not apply", st)
 	}
+}
+
+// FuzzPatchFast compares the fast merge patch (on decoded values) with the
+// server's path (live encoded, the json-patch library, the patched document
+// decoded): the same answer for every patch and live object, in every mode
+// and on both endpoints.
+func FuzzPatchFast(f *testing.F) {
+	live := []byte(`{"apiVersion":"stable.example.com/v1","kind":"CronTab","metadata":{"name":"x","namespace":"default","resourceVersion":"2","uid":"u","generation":1,"labels":{"a":"b"}},"spec":{"cronSpec":"* * * * */5","replicas":3,"list":[{"a":null,"b":1.0}],"f":2.5},"status":{"n":1}}`)
+	f.Add([]byte(`{"spec":{"replicas":5}}`), live)
+	f.Add([]byte(`{"spec":{"replicas":null,"zz":{"a":null,"b":[{"c":null},null]}},"metadata":{"labels":{"a":null,"c":"d"}}}`), live)
+	f.Add([]byte(`{"spec":{"list":{"x":null}},"status":null}`), live)
+	f.Add([]byte(`{"spec":"x"}`), live)
+	f.Add([]byte(`{"spec":{"cronSpec":{"a":null}},"metadata":{"name":"y"}}`), live)
+	f.Add([]byte(`{"metadata":{"labels":{"a":1}}}`), live)
+	f.Add([]byte(`{"kind":5}`), live)
+	f.Add([]byte(`{"a":1,"a":2,"spec":{"zz":1}}`), live)
+	f.Add([]byte(`{"spec":{"replicas":1e2,"f":3.0}}`), []byte(`{"apiVersion":"stable.example.com/v1beta1","kind":"CronTab","metadata":{"name":"x","resourceVersion":"2"},"spec":{"big":1e300,"n":-0.0,"m":12345678901234567890}}`))
+	crd := loadExample(f)
+	f.Fuzz(func(t *testing.T, patch, liveJSON []byte) {
+		var live map[string]any
+		if err := kjson.UnmarshalCaseSensitivePreserveInts(liveJSON, &live); err != nil || live == nil {
+			return
+		}
+		for _, name := range []string{"v1", "v1beta1"} {
+			for _, m := range []FieldValidation{Ignore, Warn, Strict} {
+				for _, sub := range []string{"", "status"} {
+					opts := PatchOptions{FieldValidation: m, Subresource: sub, ManagedFields: fixedTime}
+					fast := crd.Version(name).patchWith(MergePatch, patch, live, opts, true)
+					slow := crd.Version(name).patchWith(MergePatch, patch, live, opts, false)
+					cutTypeErrors(&fast)
+					cutTypeErrors(&slow)
+					if !reflect.DeepEqual(fast, slow) {
+						t.Fatalf("%s %s %q: merge patch %q over %s:\nfast %v\nslow %v", name, m, sub, patch, liveJSON, fast, slow)
+					}
+				}
+			}
+		}
+	})
 }
