@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -18,6 +20,7 @@ import (
 	kjson "sigs.k8s.io/json"
 
 	"github.com/crdkit/crdkit/fieldmanager"
+	"github.com/crdkit/crdkit/internal/handlers"
 )
 
 // PatchType is the Content-Type of a PATCH request.
@@ -40,6 +43,24 @@ var patchTypes = []string{string(JSONPatch), string(MergePatch), string(ApplyPat
 // maxJSONPatchOperations is the server's limit on the operations of one
 // JSON patch.
 const maxJSONPatchOperations = 10000
+
+// maxJSONPatchCopyBytes is the server's limit on what the copy operations
+// of one JSON patch may add (the generic server's JSONPatchMaxCopyBytes,
+// 3 MiB): without it a few copies of a copy grow a document exponentially.
+const maxJSONPatchCopyBytes = 3 << 20
+
+// limitJSONPatchCopies sets the json-patch library's copy limit, which is
+// process-wide, as the server sets it at start: to 3 MiB unless a smaller
+// limit is already set.
+var limitJSONPatchCopies = sync.OnceFunc(func() {
+	for {
+		existing := atomic.LoadInt64(&jsonpatch.AccumulatedCopySizeLimit)
+		if existing > 0 && existing <= maxJSONPatchCopyBytes ||
+			atomic.CompareAndSwapInt64(&jsonpatch.AccumulatedCopySizeLimit, existing, maxJSONPatchCopyBytes) {
+			return
+		}
+	}
+})
 
 // PatchOptions are the options of a dry-run PATCH: the server's
 // PatchOptions, and the parts of the URL the live object does not give.
@@ -99,7 +120,7 @@ func (v *Version) Patch(pt PatchType, data []byte, live map[string]any, opts Pat
 	if data == nil {
 		data = []byte{}
 	}
-	return v.patchWith(pt, data, live, opts)
+	return v.patchWith(pt, data, live, opts, true)
 }
 
 // Apply is Patch with ApplyPatch: a server-side apply of the YAML or JSON
@@ -117,14 +138,17 @@ type patchRequest struct {
 	opts PatchOptions
 	// creating: an apply with no live object.
 	creating bool
+	// fastAllowed lets a merge patch take patchFast.
+	fastAllowed bool
 }
 
 // patchWith is the server's patch handler, patcher and registry for one
 // request, in their order; a step does nothing once an earlier one failed.
-func (v *Version) patchWith(pt PatchType, data []byte, live map[string]any, opts PatchOptions) Result {
+// fast allows patchFast (tests compare both paths).
+func (v *Version) patchWith(pt PatchType, data []byte, live map[string]any, opts PatchOptions, fast bool) Result {
 	r := &request{v: v, mode: opts.mode(), managed: opts.ManagedFields}
 	u := &updateRequest{request: r, status: opts.Subresource == "status"}
-	p := &patchRequest{updateRequest: u, typ: pt, data: data, opts: opts}
+	p := &patchRequest{updateRequest: u, typ: pt, data: data, opts: opts, fastAllowed: fast}
 	r.warnDeprecated()       // every request to a deprecated version
 	p.checkPatchType()       // 415 unless a patch type of custom resources
 	p.addressLive(live)      // §2.8: the URL's object: live as the registry reads it, or none
@@ -274,6 +298,9 @@ func (p *patchRequest) applyPatch() {
 // (its duplicate and unknown fields, and those of the patch, reported on
 // the patch), then the field manager's update.
 func (p *patchRequest) patchJSON() {
+	if p.fastAllowed && p.patchFast() {
+		return
+	}
 	current, err := json.Marshal(p.old)
 	if err != nil {
 		p.fail(apierrors.NewInternalError(err))
@@ -290,7 +317,6 @@ func (p *patchRequest) patchJSON() {
 	r.coerce()            // root metadata, prune, non-nullable nulls, embedded resources
 	r.defaultOwnVersion() // defaults of the object's own version
 	r.fieldValidation()   // duplicate and unknown fields of the patch and the object
-	p.convertToVersion()  // the decoder's conversion to the request's version
 	p.manageFields()      // the field manager's update
 }
 
@@ -303,13 +329,7 @@ func (p *patchRequest) patchDocument(current []byte) ([]byte, []string, error) {
 	switch p.typ {
 	case JSONPatch:
 		if strict {
-			var ops []struct {
-				Op    string `json:"op"`
-				Path  string `json:"path"`
-				From  string `json:"from"`
-				Value any    `json:"value"`
-			}
-			errs, err := kjson.UnmarshalStrict(p.data, &ops)
+			errs, err := handlers.StrictJSONPatch(p.data)
 			if err != nil {
 				return nil, nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding patch: %v", err))
 			}
@@ -317,6 +337,7 @@ func (p *patchRequest) patchDocument(current []byte) ([]byte, []string, error) {
 				applied = append(applied, "json patch "+e.Error())
 			}
 		}
+		limitJSONPatchCopies()
 		ops, err := jsonpatch.DecodePatch(p.data)
 		if err != nil {
 			return nil, nil, apierrors.NewBadRequest(err.Error())
@@ -363,27 +384,6 @@ func patchInvalid(patched []byte, detail string) error {
 	return apierrors.NewInvalid(runtimeschema.GroupKind{}, "", field.ErrorList{field.Invalid(field.NewPath("patch"), string(patched), detail)})
 }
 
-// convertToVersion is the request decoder's conversion to the request's
-// version, for a patch that changed apiVersion to another version of the
-// CRD.
-func (p *patchRequest) convertToVersion() {
-	if p.failed() {
-		return
-	}
-	c := p.v.crd
-	if p.gvk.Group != c.Group() || p.gvk.Kind != c.Kind() || p.gvk.Version == p.v.name || c.Version(p.gvk.Version) == nil {
-		return
-	}
-	out, err := c.convertInPlace(p.obj, false, p.v.name, p.opts.Convert)
-	if err != nil {
-		p.fail(patchInvalid(p.patched, err.Error()))
-		return
-	}
-	p.obj = out
-	p.gvk.Version = p.v.name
-	p.mdKeys = metaKeys{}
-}
-
 // apply is the apply patcher: the patch decoded from YAML, merged into
 // live (an empty object when creating) by the field manager, then the
 // patch decoded strictly for its duplicate fields.
@@ -423,9 +423,26 @@ func (p *patchRequest) apply() {
 				p.fail(apierrors.NewBadRequest(fmt.Sprintf("error strict decoding patch: %v", err)))
 				return
 			}
-			p.res.Warnings = append(p.res.Warnings, err.Error())
+			p.res.Warnings = append(p.res.Warnings, yamlWarnings(err.Error())...)
 		}
 	}
+}
+
+// yamlWarnings splits a YAML decoder's strict error into one warning per
+// line as the handler does (parseYAMLWarnings); another error is one
+// warning.
+func yamlWarnings(msg string) []string {
+	rest, ok := strings.CutPrefix(msg, "yaml: unmarshal errors:\n")
+	if !ok {
+		if rest, ok = strings.CutPrefix(msg, "error converting YAML to JSON: yaml: unmarshal errors:\n"); !ok {
+			return []string{msg}
+		}
+	}
+	lines := strings.Split(rest, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimSpace(l)
+	}
+	return lines
 }
 
 // checkCreatedUID refuses an apply that creates an object with a uid.

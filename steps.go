@@ -60,6 +60,11 @@ type request struct {
 	// patch, as the patcher does, after appliedStrict, the patch's own.
 	patched       []byte
 	appliedStrict []string
+	// patchFast: obj is a merge patch's result made on decoded values
+	// (patchRequest.patchFast); where the answer would quote the patched
+	// document, patchSlow is set and the request fails, to be redone on
+	// the server's path.
+	patchFast, patchSlow bool
 }
 
 func (r *request) failed() bool { return r.res.Err != nil }
@@ -229,7 +234,12 @@ func (r *request) fieldValidation() {
 	if r.failed() || len(r.strictErrs) == 0 && len(r.appliedStrict) == 0 {
 		return
 	}
-	if r.patched != nil {
+	if r.patched != nil || r.patchFast {
+		if r.patchFast && r.mode == Strict {
+			r.patchSlow = true
+			r.fail(errPatchSlow)
+			return
+		}
 		errs := append(r.appliedStrict[:len(r.appliedStrict):len(r.appliedStrict)], r.strictErrs...)
 		switch r.mode {
 		case Strict:
@@ -534,6 +544,11 @@ func withDefaults(actual, def runtimeschema.GroupVersionKind) runtimeschema.Grou
 // reports it: a 400 (decodeError), or for a patched document the
 // patcher's 422 on the patch.
 func (r *request) decodeFailed(gvk *runtimeschema.GroupVersionKind, err error) {
+	if r.patchFast {
+		r.patchSlow = true
+		r.fail(errPatchSlow)
+		return
+	}
 	if r.patched != nil {
 		r.fail(patchInvalid(r.patched, err.Error()))
 		return

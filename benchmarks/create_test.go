@@ -193,7 +193,7 @@ func BenchmarkCreate(b *testing.B) {
 		b.Run(c.name+"/crdkit", func(b *testing.B) {
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {
-				if res := c.version.Create(c.obj, crdkit.CreateOptions{FieldValidation: crdkit.Ignore}); res.Object == nil && res.Err == nil {
+				if res := c.version.Create(c.obj, crdkit.CreateOptions{FieldValidation: crdkit.Ignore, ManagedFields: omitManaged}); res.Object == nil && res.Err == nil {
 					b.Fatal("no answer")
 				}
 			}
@@ -216,7 +216,7 @@ func TestCreateBenchInputs(t *testing.T) {
 		t.Skip("no corpus objects for CRD versions without rules")
 	}
 	for _, c := range cases {
-		res := c.version.Create(c.obj, crdkit.CreateOptions{FieldValidation: crdkit.Ignore})
+		res := c.version.Create(c.obj, crdkit.CreateOptions{FieldValidation: crdkit.Ignore, ManagedFields: omitManaged})
 		err := upstreamCreate(c, runtime.DeepCopyJSON(c.obj))
 		if (res.Err == nil) != (err == nil) {
 			t.Errorf("%s: crdkit %v, upstream %v", c.name, res.Err, err)

@@ -29,7 +29,7 @@ type updateCase struct {
 func updateCases(tb testing.TB) []updateCase {
 	var out []updateCase
 	for _, c := range createCases(tb) {
-		res := c.version.Create(c.obj, crdkit.CreateOptions{FieldValidation: crdkit.Ignore})
+		res := c.version.Create(c.obj, crdkit.CreateOptions{FieldValidation: crdkit.Ignore, ManagedFields: benchTime})
 		if res.Err != nil {
 			continue
 		}
@@ -41,7 +41,7 @@ func updateCases(tb testing.TB) []updateCase {
 		for _, p := range scalarLeaves(spec, nil) {
 			obj := runtime.DeepCopyJSON(live)
 			setLeaf(obj["spec"].(map[string]any), p)
-			if r := c.version.Update(obj, live, crdkit.UpdateOptions{FieldValidation: crdkit.Ignore}); r.Err == nil {
+			if r := c.version.Update(obj, live, crdkit.UpdateOptions{FieldValidation: crdkit.Ignore, ManagedFields: omitManaged}); r.Err == nil {
 				out = append(out, updateCase{c, live, obj, fmt.Sprint(p)})
 				found = true
 				break
@@ -123,7 +123,7 @@ func BenchmarkUpdate(b *testing.B) {
 		b.Run(c.name+"/crdkit", func(b *testing.B) {
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {
-				if res := c.version.Update(c.obj, c.live, crdkit.UpdateOptions{FieldValidation: crdkit.Ignore}); res.Object == nil {
+				if res := c.version.Update(c.obj, c.live, crdkit.UpdateOptions{FieldValidation: crdkit.Ignore, ManagedFields: omitManaged}); res.Object == nil {
 					b.Fatal(res.Err)
 				}
 			}
@@ -147,7 +147,7 @@ func TestUpdateBenchInputs(t *testing.T) {
 		t.Skip("no corpus objects")
 	}
 	for _, c := range cases {
-		res := c.version.Update(c.obj, c.live, crdkit.UpdateOptions{FieldValidation: crdkit.Ignore})
+		res := c.version.Update(c.obj, c.live, crdkit.UpdateOptions{FieldValidation: crdkit.Ignore, ManagedFields: omitManaged})
 		obj := runtime.DeepCopyJSON(c.obj)
 		if err := upstreamUpdate(c, obj, runtime.DeepCopyJSON(c.live)); err != nil {
 			t.Errorf("%s (%s): crdkit accepts, upstream: %v", c.name, c.field, err)
