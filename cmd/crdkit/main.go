@@ -43,6 +43,9 @@ func init() {
 		{"openapi", "print the OpenAPI v3 or v2 the server publishes for CRDs", openapiCmd},
 		{"explain", "print what kubectl explain prints for a custom resource", explainCmd},
 		{"convert", "read stored objects at another version, as a GET would return them", convertCmd},
+		{"apply", "answer a server-side apply (dry run): the merged object and its managedFields, or the 409", applyCmd},
+		{"patch", "answer a JSON or merge patch of a live object (dry run)", patchCmd},
+		{"diff", "print what kubectl diff --server-side prints for manifests over live objects", diffCmd},
 		{"bench", "measure crdkit's throughput on your objects, step by step", bench},
 		{"version", "print crdkit's version and the API server version it follows", versionCmd},
 	}

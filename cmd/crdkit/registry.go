@@ -73,9 +73,11 @@ type crdHead struct {
 	Spec       struct {
 		Group string `json:"group"`
 		Names struct {
-			Kind     string `json:"kind"`
-			Plural   string `json:"plural"`
-			ListKind string `json:"listKind"`
+			Kind       string   `json:"kind"`
+			Plural     string   `json:"plural"`
+			Singular   string   `json:"singular"`
+			ShortNames []string `json:"shortNames"`
+			ListKind   string   `json:"listKind"`
 		} `json:"names"`
 		Versions []struct {
 			Name   string `json:"name"`
@@ -157,6 +159,36 @@ func (e *unservedError) hint() string {
 		return fmt.Sprintf("CRD %s serves no version", name)
 	}
 	return fmt.Sprintf("CRD %s does not serve %s; it serves %s", name, e.apiVersion, strings.Join(served, ", "))
+}
+
+// resource finds the CRD of a resource as kubectl names it on its command
+// line: the kind, plural, singular or a short name (case-insensitive),
+// optionally followed by "." and the group.
+func (r *registry) resource(name string) (*crdkit.CRD, error) {
+	res, group, _ := strings.Cut(name, ".")
+	var found []*lazyCRD
+	for _, l := range r.byGroupKind {
+		n := l.head.Spec.Names
+		if group != "" && l.head.Spec.Group != group {
+			continue
+		}
+		match := strings.EqualFold(res, n.Kind) || strings.EqualFold(res, n.Plural) || strings.EqualFold(res, n.Singular)
+		for _, s := range n.ShortNames {
+			match = match || strings.EqualFold(res, s)
+		}
+		if match && !slices.Contains(found, l) {
+			found = append(found, l)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return nil, fmt.Errorf("the server doesn't have a resource type %q (no CRD among --crds names it)", res)
+	case 1:
+		l := found[0]
+		l.used.Store(true)
+		return l.load()
+	}
+	return nil, fmt.Errorf("%q names resources of several groups: add .GROUP", res)
 }
 
 // isList reports whether a document of apiVersion and kind is a List to
