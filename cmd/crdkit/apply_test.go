@@ -19,8 +19,8 @@ func runArgs(args ...string) (int, string, string) {
 
 const (
 	crontabCRDFile = "../../examples/crontab/crd.yaml"
-	gitopsLive = "../../examples/gitops-drift/live"
-	gitopsDir  = "../../examples/gitops-drift/manifests"
+	gitopsLive     = "../../examples/gitops-drift/live"
+	gitopsDir      = "../../examples/gitops-drift/manifests"
 )
 
 func TestApplyCommand(t *testing.T) {
