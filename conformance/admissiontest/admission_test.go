@@ -268,6 +268,10 @@ func comparable(obj map[string]any, statusSub bool) map[string]any {
 	obj = oracle.DropGeneration(oracle.Normalize(obj))
 	if md, ok := obj["metadata"].(map[string]any); ok {
 		delete(md, "namespace")
+		// The server's field manager adds them to what it creates; a
+		// manifest inside a reviewed object has none (oracle.Normalize
+		// keeps them since the field manager came in).
+		delete(md, "managedFields")
 		if md["generateName"] != nil {
 			delete(md, "name") // generated
 		}
