@@ -155,9 +155,8 @@ func (m *Manager) Update(version string, sub Subresource, live, obj map[string]a
 // 409 Conflict with the conflicting managers and fields unless force, a
 // 400 for a patch of another version or kind or with managedFields, or a
 // plain error the handler answers with a 500). live nil applies to an
-// empty object (an apply that creates). Neither live nor patch is
-// modified; patch must be a decoded apply configuration with its own
-// apiVersion and kind.
+// empty object (an apply that creates). live is not modified; patch, a
+// decoded apply configuration with its own apiVersion and kind, may be.
 func (m *Manager) Apply(version string, sub Subresource, live, patch map[string]any, manager string, force bool, now time.Time) (map[string]any, error) {
 	f := m.managers[key{version, sub}]
 	if f == nil {
@@ -165,7 +164,7 @@ func (m *Manager) Apply(version string, sub Subresource, live, patch map[string]
 	}
 	clock := newClock(live, nil)
 	liveObj := m.liveObject(version, live, clock)
-	out, err := f.Apply(liveObj, &unstructured.Unstructured{Object: deepCopy(patch)}, manager, force)
+	out, err := f.Apply(liveObj, &unstructured.Unstructured{Object: patch}, manager, force)
 	if err != nil {
 		return nil, err
 	}
@@ -185,9 +184,46 @@ func (m *Manager) liveObject(version string, live map[string]any, c *clock) *uns
 		u.SetGroupVersionKind(runtimeschema.GroupVersionKind{Group: m.group, Version: version, Kind: m.kind})
 		return u
 	}
-	cp := deepCopy(live)
+	cp := withOwnEntries(live)
 	c.mark(cp)
 	return &unstructured.Unstructured{Object: cp}
+}
+
+// withOwnEntries is live with its own copies of the maps on the way to the
+// managed fields entries (the root, metadata, the list and each entry), the
+// rest shared: the clock rewrites the entries' times, and the field
+// manager reads live without changing it (FuzzApply, FuzzPatch check that
+// live stays as it was).
+func withOwnEntries(live map[string]any) map[string]any {
+	out := make(map[string]any, len(live))
+	for k, v := range live {
+		out[k] = v
+	}
+	md, ok := live["metadata"].(map[string]any)
+	if !ok {
+		return out
+	}
+	m := make(map[string]any, len(md))
+	for k, v := range md {
+		m[k] = v
+	}
+	out["metadata"] = m
+	if l, ok := md["managedFields"].([]any); ok {
+		cl := make([]any, len(l))
+		for i, e := range l {
+			if em, ok := e.(map[string]any); ok {
+				ce := make(map[string]any, len(em))
+				for k, v := range em {
+					ce[k] = v
+				}
+				cl[i] = ce
+			} else {
+				cl[i] = e
+			}
+		}
+		m["managedFields"] = cl
+	}
+	return out
 }
 
 // clock stands in for the field manager's clock (time.Now, which it reads
@@ -369,32 +405,4 @@ func (creater) New(kind runtimeschema.GroupVersionKind) (runtime.Object, error) 
 	u := &unstructured.Unstructured{Object: map[string]any{}}
 	u.SetGroupVersionKind(kind)
 	return u, nil
-}
-
-// deepCopy copies the maps and slices of a decoded object; other values
-// are shared.
-func deepCopy(m map[string]any) map[string]any {
-	if m == nil {
-		return nil
-	}
-	out, _ := copyValue(m).(map[string]any)
-	return out
-}
-
-func copyValue(x any) any {
-	switch t := x.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(t))
-		for k, v := range t {
-			out[k] = copyValue(v)
-		}
-		return out
-	case []any:
-		out := make([]any, len(t))
-		for i, v := range t {
-			out[i] = copyValue(v)
-		}
-		return out
-	}
-	return x
 }
