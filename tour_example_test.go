@@ -50,6 +50,7 @@ spec:
 		"spec":     map[string]any{"cronSpec": "0 3 * * *", "image": "backup:v1234", "replicas": int64(1)}}
 	obj           = map[string]any{"apiVersion": "stable.example.com/v1", "kind": "CronTab", "metadata": map[string]any{"name": "x"}, "spec": map[string]any{"replicas": int64(9)}}
 	objects       = []map[string]any{live}
+	applyConfig   = []byte("apiVersion: stable.example.com/v1\nkind: CronTab\nmetadata: {name: nightly, namespace: default}\nspec: {image: \"backup:2\"}\n")
 	data          = []byte(`{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"x"},"spec":{}}`)
 	myTypedObject = TourCronTab{APIVersion: "stable.example.com/v1", Kind: "CronTab"}
 )
@@ -97,6 +98,13 @@ func Example() {
 	res = v.UpdateStatusJSON(body, live, crdkit.UpdateOptions{})
 	fmt.Println(res.Err)
 
+	// PATCH over the live object: a merge patch (or JSON patch), and a server-side apply; results
+	// carry metadata.managedFields as the server writes them (ManagedFields.Omit leaves them out)
+	res = v.Patch(crdkit.MergePatch, []byte(`{"spec":{"replicas":3}}`), live, crdkit.PatchOptions{})
+	fmt.Println(res.Err, res.Object["spec"])
+	res = v.Apply(applyConfig, live, crdkit.PatchOptions{ManagedFields: crdkit.ManagedFields{FieldManager: "gitops"}})
+	fmt.Println(res.Err) // a 409 names the managers whose fields the apply would change; Force takes them
+
 	stored, err := v.Read(live)                  // the read path: storage-version defaults, conversion
 	v.Default(obj)                               // client-side defaulting before a diff (in place)
 	err = crdkit.DefaultTyped(v, &myTypedObject) // the same for a controller's Go struct
@@ -123,6 +131,8 @@ func Example() {
 	// [spec.colour]
 	// <nil> map[cronSpec:0 3 * * * image:backup:v1234 replicas:1] 2
 	// <nil>
+	// <nil> map[cronSpec:0 3 * * * image:backup:v1234 replicas:3]
+	// Apply failed with 1 conflict: conflict with "before-first-apply" using stable.example.com/v1: .spec.image
 	// map[cronSpec:0 3 * * * image:backup:v1234 replicas:1] 1 <nil>
 	// Replicas 1 <nil>
 	// [spec: Invalid value: many replicas need an image]
