@@ -19,9 +19,9 @@ func TestImportRules(t *testing.T) {
 	const mod = "github.com/crdkit/crdkit"
 	core := map[string]bool{"schema": true, "prune": true, "defaulting": true, "versionsort": true}
 	operations := map[string]bool{"prune": true, "defaulting": true, "objectmeta": true, "rules": true,
-		"conversion": true, "versionsort": true, "printcolumns": true, "openapi": true}
+		"conversion": true, "versionsort": true, "printcolumns": true, "openapi": true, "fieldmanager": true}
 	above := map[string]bool{"admission": true, "generate": true}
-	for _, pkg := range []string{".", "schema", "prune", "defaulting", "versionsort", "objectmeta", "printcolumns", "rules", "conversion", "openapi"} {
+	for _, pkg := range []string{".", "schema", "prune", "defaulting", "versionsort", "objectmeta", "printcolumns", "rules", "conversion", "openapi", "fieldmanager"} {
 		if _, err := os.Stat(pkg); err != nil {
 			continue // not there yet
 		}
