@@ -79,6 +79,9 @@ func TestOpenAPIExplain(t *testing.T) {
 	}
 	agree, total := 0, 0
 	for _, crd := range crds {
+		if strings.HasSuffix(crd.Spec.Group, "."+numbersGroup) {
+			continue // copies of the rule CRDs, explained field by field below
+		}
 		qualified := crd.Spec.Names.Plural + "." + crd.Spec.Group
 		var gvs []schema.GroupVersion
 		gvs = append(gvs, schema.GroupVersion{})
