@@ -53,6 +53,8 @@ type CRD struct {
 	// metaUndefaulted: no version's schema has a default under metadata,
 	// so defaulting never changes the keys of existing root metadata.
 	metaUndefaulted bool
+	// fm is the field manager, built on first use (fieldManager).
+	fm fieldManagers
 }
 
 // Version is one version of a CRD, with its compiled schema. It is

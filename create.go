@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/uuid"
 
 	"github.com/crdkit/crdkit/defaulting"
+	"github.com/crdkit/crdkit/fieldmanager"
 	"github.com/crdkit/crdkit/objectmeta"
 )
 
@@ -65,23 +66,26 @@ func (v *Version) create(raw []byte, obj map[string]any, opts CreateOptions) Res
 // createWith is create; fast turns on the shortcuts of request.fast
 // (tests compare both paths).
 func (v *Version) createWith(raw []byte, obj map[string]any, opts CreateOptions, fast bool) Result {
-	r := &request{v: v, mode: opts.mode(), raw: raw, obj: obj, fast: fast, create: true}
-	r.warnDeprecated()               // every request to a deprecated version
-	r.decode()                       // §2.3.3: type meta, then the body (duplicates in Warn and Strict)
-	r.coerce()                       // §2.2: root metadata, prune, non-nullable nulls, embedded resources
-	r.defaultOwnVersion()            // §2.3.5: defaults of the object's own version
-	r.fieldValidation()              // §2.3.6: unknown and duplicate fields: a 400 or warnings
-	r.checkAPIVersion()              // §2.3.7
-	r.wipeSystemFields()             // §2.3.8: rest.WipeObjectMetaSystemFields
-	r.checkNamespace(opts.Namespace) // §2.3.8: the namespace of the request (none for cluster-scoped)
-	r.dedupOwnerReferences()         // §2.3.9: duplicate owner references dropped, with a warning
-	r.resetManagedFields()           // §2.3.9: the field manager keeps only managed fields it decodes
-	r.prepareForCreate()             // §2.3.11: strategy.PrepareForCreate: status reset, generation 1
-	r.generateName()                 // §2.3.11: name generation
-	r.validateCreate()               // §2.3.11, §2.7: strategy.Validate
-	r.validateMetaAccessor()         // §2.3.11: rest.BeforeCreate's ValidateObjectMetaAccessor
-	r.warnFinalizers()               // §2.3.11: finalizer-name warnings
-	r.storeAndRead(opts.Convert)     // §2.3.13-14: encode at the storage version, read back
+	r := &request{v: v, mode: opts.mode(), raw: raw, obj: obj, fast: fast, create: true, managed: opts.ManagedFields}
+	r.warnDeprecated()                                       // every request to a deprecated version
+	r.validateOptions("CreateOptions", opts.FieldValidation) // §2.3.1: ValidateCreateOptions
+	r.decode()                                               // §2.3.3: type meta, then the body (duplicates in Warn and Strict)
+	r.coerce()                                               // §2.2: root metadata, prune, non-nullable nulls, embedded resources
+	r.defaultOwnVersion()                                    // §2.3.5: defaults of the object's own version
+	r.fieldValidation()                                      // §2.3.6: unknown and duplicate fields: a 400 or warnings
+	r.checkAPIVersion()                                      // §2.3.7
+	r.wipeSystemFields()                                     // §2.3.8: rest.WipeObjectMetaSystemFields
+	r.checkNamespace(opts.Namespace)                         // §2.3.8: the namespace of the request (none for cluster-scoped)
+	r.dedupOwnerReferences()                                 // §2.3.9: duplicate owner references dropped, with a warning
+	r.manageFields(nil, fieldmanager.Main)                   // §2.3.9: the field manager (UpdateNoErrors over an empty object)
+	r.prepareForCreate()                                     // §2.3.11: strategy.PrepareForCreate: status reset, generation 1
+	r.generateName()                                         // §2.3.11: name generation
+	r.validateCreate()                                       // §2.3.11, §2.7: strategy.Validate
+	r.validateMetaAccessor()                                 // §2.3.11: rest.BeforeCreate's ValidateObjectMetaAccessor
+	r.warnFinalizers()                                       // §2.3.11: finalizer-name warnings
+	r.storeAndRead(opts.Convert)                             // §2.3.13-14: encode at the storage version, read back
+	r.omitManagedFields()                                    // unless the options keep them
+	r.res.Created = !r.failed()
 	return r.res
 }
 

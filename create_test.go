@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
 )
 
 func loadExample(t testing.TB) *CRD {
@@ -22,6 +23,10 @@ func loadExample(t testing.TB) *CRD {
 	return crd
 }
 
+// fixedTime gives the managed fields entries a request writes one time,
+// for tests that compare two answers.
+var fixedTime = ManagedFields{Now: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
+
 func TestCreateJSONPrunesDefaultsAndWarns(t *testing.T) {
 	v := loadExample(t).Version("v1")
 	in := `{"apiVersion":"stable.example.com/v1","kind":"CronTab","metadata":{"name":"x","bogus":1},
@@ -36,7 +41,7 @@ func TestCreateJSONPrunesDefaultsAndWarns(t *testing.T) {
 		{Strict, nil, true},
 	} {
 		t.Run(string(tc.mode), func(t *testing.T) {
-			res := v.CreateJSON([]byte(in), CreateOptions{FieldValidation: tc.mode})
+			res := v.CreateJSON([]byte(in), CreateOptions{FieldValidation: tc.mode, ManagedFields: ManagedFields{Omit: true}})
 			if (res.Err != nil) != tc.wantErr {
 				t.Fatalf("CreateJSON(%s).Err = %v, want error %t", tc.mode, res.Err, tc.wantErr)
 			}
@@ -202,7 +207,10 @@ func TestCorpusConcurrent(t *testing.T) {
 			i--
 		}
 	}
-	modes := []CreateOptions{{FieldValidation: Ignore}, {FieldValidation: Strict}}
+	// A fixed time for the managed fields entries: the answers must be
+	// identical.
+	mf := fixedTime
+	modes := []CreateOptions{{FieldValidation: Ignore, ManagedFields: mf}, {FieldValidation: Strict, ManagedFields: mf}}
 	type update struct {
 		body []byte
 		live map[string]any // read by every goroutine, changed by none
@@ -235,7 +243,7 @@ func TestCorpusConcurrent(t *testing.T) {
 			t.Fatal(err)
 		}
 		updates[i] = &update{body, live}
-		if wantUpdate[i] = b.v.UpdateJSON(body, live, UpdateOptions{}); wantUpdate[i].Err == nil {
+		if wantUpdate[i] = b.v.UpdateJSON(body, live, UpdateOptions{ManagedFields: mf}); wantUpdate[i].Err == nil {
 			updated++
 		}
 	}
@@ -254,7 +262,7 @@ func TestCorpusConcurrent(t *testing.T) {
 					}
 				}
 				if u := updates[i]; u != nil {
-					if got := b.v.UpdateJSON(u.body, u.live, UpdateOptions{}); !reflect.DeepEqual(got, wantUpdate[i]) {
+					if got := b.v.UpdateJSON(u.body, u.live, UpdateOptions{ManagedFields: mf}); !reflect.DeepEqual(got, wantUpdate[i]) {
 						t.Errorf("%s: concurrent UpdateJSON = %v, alone %v", b.name, got.Err, wantUpdate[i].Err)
 					}
 				}

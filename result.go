@@ -29,6 +29,9 @@ type CreateOptions struct {
 	// version is not the storage version: the server converts the object
 	// to the storage version and back through the webhook.
 	Convert ConvertOptions
+	// ManagedFields: the field manager's name, the time of its entries,
+	// or managed fields left out of the result.
+	ManagedFields
 }
 
 func (o CreateOptions) mode() FieldValidation {
@@ -42,8 +45,9 @@ func (o CreateOptions) mode() FieldValidation {
 // its Warning headers, the paths pruning removed, and the error.
 type Result struct {
 	// Object is what the server returns (nil when Err is set), without the
-	// fields only a server fills: uid, creationTimestamp, resourceVersion,
-	// managedFields.
+	// fields only a server fills: uid, creationTimestamp, resourceVersion.
+	// It holds metadata.managedFields as the server writes them, unless the
+	// request's ManagedFields.Omit leaves them out.
 	Object map[string]any
 	// Warnings are the server's Warning headers, in order.
 	Warnings []string
@@ -52,6 +56,9 @@ type Result struct {
 	// Err is nil, or an *apierrors.StatusError whose Status() is what the
 	// server answers: code, reason, message and causes.
 	Err error
+	// Created is true when the request created the object (the server
+	// answers 201 Created): a create, or an apply with no live object.
+	Created bool
 }
 
 // Status returns the server's Status for a failed request, or nil.

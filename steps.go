@@ -53,6 +53,13 @@ type request struct {
 	create bool
 	// mdKeys: the root metadata's keys, when coerce kept it as it was.
 	mdKeys metaKeys
+	// managed: what to do with metadata.managedFields.
+	managed ManagedFields
+	// patched is the patched document of a JSON or merge patch (raw is
+	// it too): decoding errors and strict errors are then reported on the
+	// patch, as the patcher does, after appliedStrict, the patch's own.
+	patched       []byte
+	appliedStrict []string
 }
 
 func (r *request) failed() bool { return r.res.Err != nil }
@@ -101,7 +108,7 @@ func (r *request) decode() {
 	}
 	obj, actual, strictErrs, err := r.v.decode(r.raw, r.mode != Ignore)
 	if err != nil {
-		r.fail(r.v.decodeError(actual, r.raw, err))
+		r.decodeFailed(actual, err)
 		return
 	}
 	r.obj, r.gvk, r.strictErrs = obj, *actual, strictErrs
@@ -193,7 +200,7 @@ func (r *request) coerce() {
 	}
 	pruned, unknown, keys, err := r.v.crd.coerceKeys(r.obj, how)
 	if err != nil {
-		r.fail(r.v.decodeError(&r.gvk, r.raw, err))
+		r.decodeFailed(&r.gvk, err)
 		return
 	}
 	r.mdKeys = keys
@@ -219,7 +226,17 @@ func (r *request) defaultOwnVersion() {
 // fieldValidation reports duplicate and unknown fields as the handler
 // does: a 400 in Strict, Warning headers in Warn, nothing in Ignore.
 func (r *request) fieldValidation() {
-	if r.failed() || len(r.strictErrs) == 0 {
+	if r.failed() || len(r.strictErrs) == 0 && len(r.appliedStrict) == 0 {
+		return
+	}
+	if r.patched != nil {
+		errs := append(r.appliedStrict[:len(r.appliedStrict):len(r.appliedStrict)], r.strictErrs...)
+		switch r.mode {
+		case Strict:
+			r.fail(patchInvalid(r.patched, "strict decoding error: "+strings.Join(errs, ", ")))
+		case Warn:
+			r.res.Warnings = append(r.res.Warnings, errs...)
+		}
 		return
 	}
 	switch r.mode {
@@ -511,6 +528,17 @@ func withDefaults(actual, def runtimeschema.GroupVersionKind) runtimeschema.Grou
 		actual.Version = def.Version
 	}
 	return actual
+}
+
+// decodeFailed fails the request with a decoding error as the handler
+// reports it: a 400 (decodeError), or for a patched document the
+// patcher's 422 on the patch.
+func (r *request) decodeFailed(gvk *runtimeschema.GroupVersionKind, err error) {
+	if r.patched != nil {
+		r.fail(patchInvalid(r.patched, err.Error()))
+		return
+	}
+	r.fail(r.v.decodeError(gvk, r.raw, err))
 }
 
 // decodeError wraps a decoding failure as the create handler does.

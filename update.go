@@ -25,6 +25,9 @@ type UpdateOptions struct {
 	// stores and reads it. The live object is converted by the read path
 	// with None.
 	Convert ConvertOptions
+	// ManagedFields: the field manager's name, the time of its entries,
+	// or managed fields left out of the result.
+	ManagedFields
 }
 
 func (o UpdateOptions) mode() FieldValidation {
@@ -114,28 +117,30 @@ func (v *Version) update(raw []byte, obj, live map[string]any, opts UpdateOption
 // updateWith is update with or without the fast steps (request.fast), so
 // that tests can compare the two.
 func (v *Version) updateWith(raw []byte, obj, live map[string]any, opts UpdateOptions, status, fast bool) Result {
-	r := &request{v: v, mode: opts.mode(), raw: raw, obj: obj, fast: fast}
+	r := &request{v: v, mode: opts.mode(), raw: raw, obj: obj, fast: fast, managed: opts.ManagedFields}
 	u := &updateRequest{request: r, status: status}
-	r.warnDeprecated()           // every request to a deprecated version
-	u.readLive(live)             // §2.4: the live object as the registry reads it, at this version
-	u.checkStatusSubresource()   // /status exists only with the status subresource
-	r.decode()                   // §2.3.3: type meta, then the body (duplicates in Warn and Strict)
-	r.coerce()                   // §2.2: root metadata, prune, non-nullable nulls, embedded resources
-	r.defaultOwnVersion()        // §2.3.5: defaults of the object's own version
-	r.fieldValidation()          // §2.3.6: unknown and duplicate fields: a 400 or warnings
-	r.checkAPIVersion()          // §2.3.7
-	u.checkNamespace()           // §2.4: EnsureObjectNamespaceMatchesRequestNamespace (the URL's)
-	u.checkName()                // §2.4: checkName against the URL's name
-	r.dedupOwnerReferences()     // §2.4: duplicate owner references dropped, with a warning
-	r.resetManagedFields()       // §2.4: the field manager keeps only managed fields it decodes
-	u.checkUID()                 // §2.4: the storage layer's uid precondition
-	u.checkResourceVersion()     // §2.4: required, and live's
-	u.prepareForUpdate()         // §2.4-2.5: generation, strategy.PrepareForUpdate
-	u.restoreFromLive()          // §2.4: uid, creationTimestamp, deletion timestamp and grace period
-	u.validateUpdate()           // §2.4, §2.7: validateCommonFields, strategy.ValidateUpdate
-	u.warnFinalizers()           // §2.4: warnings for added finalizers (not on /status)
-	r.storeAndRead(opts.Convert) // §2.3.13-14: encode at the storage version, read back
-	u.dropServerFields()         // the result leaves out what only a server fills
+	r.warnDeprecated()                                       // every request to a deprecated version
+	r.validateOptions("UpdateOptions", opts.FieldValidation) // ValidateUpdateOptions
+	u.readLive(live)                                         // §2.4: the live object as the registry reads it, at this version
+	u.checkStatusSubresource()                               // /status exists only with the status subresource
+	r.decode()                                               // §2.3.3: type meta, then the body (duplicates in Warn and Strict)
+	r.coerce()                                               // §2.2: root metadata, prune, non-nullable nulls, embedded resources
+	r.defaultOwnVersion()                                    // §2.3.5: defaults of the object's own version
+	r.fieldValidation()                                      // §2.3.6: unknown and duplicate fields: a 400 or warnings
+	r.checkAPIVersion()                                      // §2.3.7
+	u.checkNamespace()                                       // §2.4: EnsureObjectNamespaceMatchesRequestNamespace (the URL's)
+	u.checkName()                                            // §2.4: checkName against the URL's name
+	r.dedupOwnerReferences()                                 // §2.4: duplicate owner references dropped, with a warning
+	u.manageFields()                                         // §2.4: the field manager (UpdateNoErrors over live)
+	u.checkUID()                                             // §2.4: the storage layer's uid precondition
+	u.checkResourceVersion()                                 // §2.4: required, and live's
+	u.prepareForUpdate()                                     // §2.4-2.5: generation, strategy.PrepareForUpdate
+	u.restoreFromLive()                                      // §2.4: uid, creationTimestamp, deletion timestamp and grace period
+	u.validateUpdate()                                       // §2.4, §2.7: validateCommonFields, strategy.ValidateUpdate
+	u.keepManagedFieldsTimes()                               // §2.4: IgnoreManagedFieldsTimestampsTransformer
+	u.warnFinalizers()                                       // §2.4: warnings for added finalizers (not on /status)
+	r.storeAndRead(opts.Convert)                             // §2.3.13-14: encode at the storage version, read back
+	u.dropServerFields()                                     // the result leaves out what only a server fills
 	return r.res
 }
 
@@ -456,8 +461,11 @@ func (u *updateRequest) dropServerFields() {
 		return
 	}
 	if md, ok := u.res.Object["metadata"].(map[string]any); ok {
-		for _, k := range [...]string{"uid", "resourceVersion", "creationTimestamp", "managedFields"} {
+		for _, k := range [...]string{"uid", "resourceVersion", "creationTimestamp"} {
 			delete(md, k)
+		}
+		if u.managed.Omit {
+			delete(md, "managedFields")
 		}
 	}
 }

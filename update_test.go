@@ -165,7 +165,7 @@ func TestUpdateStatusWithoutSubresource(t *testing.T) {
 func TestUpdateConcurrent(t *testing.T) {
 	v, live := loadUpdatesExample(t)
 	obj := decodeJSON(t, `{"apiVersion":"stable.example.com/v1","kind":"CronTab","metadata":{"name":"nightly","resourceVersion":"4242"},"spec":{"cronSpec":"0 3 * * *","image":"registry.example.com/backup:2026.01","replicas":3}}`)
-	want := v.Update(obj, live, UpdateOptions{})
+	want := v.Update(obj, live, UpdateOptions{ManagedFields: fixedTime})
 	if want.Err != nil {
 		t.Fatal(want.Err)
 	}
@@ -175,7 +175,7 @@ func TestUpdateConcurrent(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for range 20 {
-				if got := v.Update(obj, live, UpdateOptions{}); !reflect.DeepEqual(got, want) {
+				if got := v.Update(obj, live, UpdateOptions{ManagedFields: fixedTime}); !reflect.DeepEqual(got, want) {
 					t.Errorf("concurrent Update = %v, want %v", got, want)
 					return
 				}
@@ -235,7 +235,7 @@ func TestUpdateFastCorpus(t *testing.T) {
 				continue
 			}
 			for _, m := range []FieldValidation{Ignore, Warn, Strict} {
-				opts := UpdateOptions{FieldValidation: m}
+				opts := UpdateOptions{FieldValidation: m, ManagedFields: fixedTime}
 				fast := b.v.updateWith(raw, nil, live, opts, status, true)
 				slow := b.v.updateWith(raw, nil, live, opts, status, false)
 				if err := sameResult(fast, slow); err != nil {

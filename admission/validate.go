@@ -74,7 +74,7 @@ func (v *Validator) Review(ctx context.Context, req *admissionv1.AdmissionReques
 	}
 	for _, t := range targets {
 		var res crdkit.Result
-		uopts := crdkit.UpdateOptions{FieldValidation: v.h.opts.FieldValidation}
+		uopts := crdkit.UpdateOptions{FieldValidation: v.h.opts.FieldValidation, ManagedFields: crdkit.ManagedFields{Omit: true}}
 		switch {
 		case req.Operation == admissionv1.Update && t.pointer == "" && old != nil:
 			switch req.SubResource {
@@ -92,7 +92,7 @@ func (v *Validator) Review(ctx context.Context, req *admissionv1.AdmissionReques
 			}
 			res = t.v.UpdateJSON(raw, live, uopts)
 		default:
-			res = t.v.CreateJSON(t.raw, crdkit.CreateOptions{FieldValidation: v.h.opts.FieldValidation, Namespace: t.ns})
+			res = t.v.CreateJSON(t.raw, crdkit.CreateOptions{FieldValidation: v.h.opts.FieldValidation, Namespace: t.ns, ManagedFields: crdkit.ManagedFields{Omit: true}})
 		}
 		resp.Warnings = append(resp.Warnings, res.Warnings...)
 		hr.Manifests = append(hr.Manifests, Manifest{Pointer: t.pointer, Version: t.v, Result: res})

@@ -149,7 +149,7 @@ func (g *Generator) valid(source func(try uint64) *rand.Rand, name string) (map[
 	if g.v == nil {
 		return first, g.rulesIn(first)
 	}
-	opts := crdkit.CreateOptions{FieldValidation: crdkit.Ignore}
+	opts := crdkit.CreateOptions{FieldValidation: crdkit.Ignore, ManagedFields: crdkit.ManagedFields{Omit: true}}
 	for try := uint64(0); try < maxValidTries; try++ {
 		obj := first
 		if try > 0 {

@@ -18,7 +18,7 @@ const maxRuleTries = 24
 // crdkit's own answer, which the conformance module checks against the
 // real server.
 func (g *Generator) ruleBreaks(base map[string]any, sites []site) []candidate {
-	opts := crdkit.CreateOptions{FieldValidation: crdkit.Ignore}
+	opts := crdkit.CreateOptions{FieldValidation: crdkit.Ignore, ManagedFields: crdkit.ManagedFields{Omit: true}}
 	probe := func(obj map[string]any) crdkit.Result {
 		cp := deepCopy(obj).(map[string]any)
 		setName(cp, "rule-break")

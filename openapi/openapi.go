@@ -595,3 +595,27 @@ func (e paramEncoder) json(p *spec.Parameter) (string, error) {
 	e[k] = string(bs)
 	return string(bs), nil
 }
+
+// Models returns the schemas the server builds the field manager of crd's
+// custom resources from (server-side apply and managedFields): the kind of
+// every version, as the v3 document defines it, and the built-in
+// definitions they reference, keyed by definition name. The server merges
+// the same definitions (buildOpenAPIModelsForApply in the custom-resource
+// handler) and converts them with managedfields.NewTypeConverter. The
+// built-in schemas are shared: do not modify them.
+func Models(crd *apiextensionsv1.CustomResourceDefinition) (map[string]*spec.Schema, error) {
+	b := loadBuiltins()
+	out := map[string]*spec.Schema{}
+	for i := range crd.Spec.Versions {
+		v := &crd.Spec.Versions[i]
+		n := namesFor(crd, v)
+		kind := kindSchema(b, crd, v, n, false)
+		wrapRefs(kind, 0)
+		if _, ok := out[n.model()]; ok {
+			return nil, fmt.Errorf("OpenAPI V3 merge schema conflict on %s", n.model())
+		}
+		out[n.model()] = kind
+	}
+	b.closure(out, objectMetaModel)
+	return out, nil
+}

@@ -136,7 +136,9 @@ Flags:
 			in.v.Rules().ValidateUntracked(context.Background(), in.pruned, nil, rules.RuntimeBudget)
 		},
 			func(in *benchInput) bool { return in.v.Rules() != nil }},
-		{"create", func(in *benchInput) { in.v.CreateJSON(in.raw, crdkit.CreateOptions{}) }, nil},
+		{"create", func(in *benchInput) {
+			in.v.CreateJSON(in.raw, crdkit.CreateOptions{ManagedFields: crdkit.ManagedFields{Omit: true}})
+		}, nil},
 	}
 	cores := []int{1}
 	if n := runtime.GOMAXPROCS(0); n > 1 {

@@ -34,7 +34,7 @@ func get(args []string, stdout, stderr io.Writer) int {
 	}
 	reg, status := loadRegistry(crds, fs.Args(), stderr)
 	defer reg.close()
-	opts := crdkit.CreateOptions{FieldValidation: crdkit.Ignore, Namespace: *ns}
+	opts := crdkit.CreateOptions{FieldValidation: crdkit.Ignore, Namespace: *ns, ManagedFields: crdkit.ManagedFields{Omit: true}}
 
 	type group struct {
 		v    *crdkit.Version

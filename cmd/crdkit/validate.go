@@ -111,7 +111,7 @@ Flags:
 	}
 	reg, status := loadRegistry(crds, fs.Args(), stderr)
 	defer reg.close()
-	opts := validateOptions{create: crdkit.CreateOptions{FieldValidation: mode, Namespace: *ns}, live: live, status: *subresource == "status"}
+	opts := validateOptions{create: crdkit.CreateOptions{FieldValidation: mode, Namespace: *ns, ManagedFields: crdkit.ManagedFields{Omit: true}}, live: live, status: *subresource == "status"}
 	w := newResultWriter(stdout, *out)
 	progress := newProgress(stderr)
 	checkAll(fs.Args(), *workers, stderr, &status, func(d docs.Doc) outcome {
@@ -283,7 +283,7 @@ func validateDoc(reg *registry, d docs.Doc, vopts validateOptions) (objectResult
 				body = withResourceVersion(body, rv)
 			}
 		}
-		uopts := crdkit.UpdateOptions{FieldValidation: opts.FieldValidation}
+		uopts := crdkit.UpdateOptions{FieldValidation: opts.FieldValidation, ManagedFields: crdkit.ManagedFields{Omit: true}}
 		if vopts.status {
 			res = v.UpdateStatusJSON(body, old, uopts)
 		} else {

@@ -8,14 +8,20 @@ import (
 )
 
 // serverOnlyMeta are the root metadata fields only a server can fill.
-var serverOnlyMeta = []string{"uid", "creationTimestamp", "resourceVersion", "managedFields"}
+var serverOnlyMeta = []string{"uid", "creationTimestamp", "resourceVersion"}
+
+// TimePlaceholder replaces the time of every managedFields entry in
+// Normalize.
+const TimePlaceholder = "<time>"
 
 // DatePlaceholder replaces Table cells of "date" columns in Normalize.
 const DatePlaceholder = "<date>"
 
 // Normalize removes, in place, the fields of a server answer that no offline
 // implementation can reproduce, and returns obj:
-//   - root metadata.uid, creationTimestamp, resourceVersion, managedFields;
+//   - root metadata.uid, creationTimestamp, resourceVersion, and the time
+//     of each metadata.managedFields entry (TimePlaceholder; the entries,
+//     their order and fields are kept);
 //   - for a List, the same fields of every item, and the list's
 //     metadata.resourceVersion;
 //   - for a meta.k8s.io Table, the same fields of each row's object and the
@@ -88,6 +94,12 @@ func dropMeta(obj map[string]any, fields ...string) {
 	}
 	for _, f := range fields {
 		delete(md, f)
+	}
+	mf, _ := md["managedFields"].([]any)
+	for _, e := range mf {
+		if m, ok := e.(map[string]any); ok && m["time"] != nil {
+			m["time"] = TimePlaceholder
+		}
 	}
 }
 

@@ -11,8 +11,8 @@ import (
 func TestNormalize(t *testing.T) {
 	for _, tc := range []struct{ name, in, want string }{
 		{"object",
-			`{"kind":"CronTab","metadata":{"name":"a","uid":"u","creationTimestamp":"t","resourceVersion":"1","managedFields":[],"generation":1}}`,
-			`{"kind":"CronTab","metadata":{"generation":1,"name":"a"}}`},
+			`{"kind":"CronTab","metadata":{"name":"a","uid":"u","creationTimestamp":"t","resourceVersion":"1","managedFields":[{"manager":"m","time":"2026-01-01T00:00:00Z"},{"manager":"n"}],"generation":1}}`,
+			`{"kind":"CronTab","metadata":{"generation":1,"managedFields":[{"manager":"m","time":"\u003ctime\u003e"},{"manager":"n"}],"name":"a"}}`},
 		{"list",
 			`{"kind":"CronTabList","metadata":{"resourceVersion":"5"},"items":[{"metadata":{"name":"a","uid":"u"}}]}`,
 			`{"items":[{"metadata":{"name":"a"}}],"kind":"CronTabList","metadata":{}}`},

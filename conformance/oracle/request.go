@@ -34,7 +34,16 @@ const (
 	OpGetTable Op = "get-table"
 	// OpDelete DELETEs the object (Body, if any, is sent as DeleteOptions).
 	OpDelete Op = "delete"
+	// OpPatch PATCHes the object with Body, of the content type PatchType.
+	OpPatch Op = "patch"
+	// OpPatchStatus is OpPatch to the object's status subresource.
+	OpPatchStatus Op = "patch-status"
 )
+
+// UserAgent is the User-Agent of every request. The server takes the
+// field manager of a request without a fieldManager parameter from it (the
+// part before the first "/"): "crdkit", crdkit's default field manager.
+const UserAgent = "crdkit/oracle"
 
 // FieldValidation is the fieldValidation query parameter.
 type FieldValidation string
@@ -70,6 +79,12 @@ type Request struct {
 	// DryRun adds dryRun=All (create, update, status update, delete).
 	DryRun          bool
 	FieldValidation FieldValidation
+	// PatchType is the Content-Type of OpPatch and OpPatchStatus, e.g.
+	// "application/merge-patch+json".
+	PatchType string
+	// FieldManager and Force are the fieldManager and force parameters.
+	FieldManager string
+	Force        bool
 }
 
 // Result is the server's answer.
@@ -141,6 +156,9 @@ func (s *Server) Do(ctx context.Context, req Request) (Result, error) {
 		}
 	case OpDelete:
 		method = http.MethodDelete
+	case OpPatch, OpPatchStatus:
+		method = http.MethodPatch
+		accept = "application/json;ct=" + req.PatchType
 	default:
 		return Result{}, fmt.Errorf("oracle: unknown op %q", req.Op)
 	}
@@ -149,7 +167,7 @@ func (s *Server) Do(ctx context.Context, req Request) (Result, error) {
 	} else if needName {
 		return Result{}, fmt.Errorf("oracle: %s needs a name", req.Op)
 	}
-	if req.Op == OpUpdateStatus {
+	if req.Op == OpUpdateStatus || req.Op == OpPatchStatus {
 		p += "/status"
 	}
 	q := url.Values{}
@@ -158,6 +176,12 @@ func (s *Server) Do(ctx context.Context, req Request) (Result, error) {
 	}
 	if req.FieldValidation != "" {
 		q.Set("fieldValidation", string(req.FieldValidation))
+	}
+	if req.FieldManager != "" {
+		q.Set("fieldManager", req.FieldManager)
+	}
+	if req.Force {
+		q.Set("force", "true")
 	}
 	return s.sendRetry(ctx, method, p, q, accept, req.Body)
 }
@@ -204,7 +228,8 @@ func (s *Server) DryRunCreate(ctx context.Context, crd, version string, body []b
 	return s.Do(ctx, Request{Op: OpCreate, CRD: crd, Version: version, Body: body, DryRun: true, FieldValidation: fv})
 }
 
-// send performs one HTTP request against the server.
+// send performs one HTTP request against the server. accept may end in
+// ";ct=TYPE": the body's Content-Type (else application/json).
 func (s *Server) send(ctx context.Context, method, p string, q url.Values, accept string, body []byte) (Result, error) {
 	u := strings.TrimSuffix(s.base.String(), "/") + p
 	if len(q) > 0 {
@@ -218,9 +243,14 @@ func (s *Server) send(ctx context.Context, method, p string, q url.Values, accep
 	if err != nil {
 		return Result{}, err
 	}
+	accept, ct, _ := strings.Cut(accept, ";ct=")
+	if ct == "" {
+		ct = "application/json"
+	}
 	hreq.Header.Set("Accept", accept)
+	hreq.Header.Set("User-Agent", UserAgent)
 	if body != nil {
-		hreq.Header.Set("Content-Type", "application/json")
+		hreq.Header.Set("Content-Type", ct)
 	}
 	resp, err := s.client.Do(hreq)
 	if err != nil {

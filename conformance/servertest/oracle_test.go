@@ -124,10 +124,16 @@ func TestOracleRequests(t *testing.T) {
 			t.Errorf("created metadata = %v", md)
 		}
 		n := oracle.Normalize(r.Object)
-		for _, f := range []string{"uid", "creationTimestamp", "resourceVersion", "managedFields"} {
+		for _, f := range []string{"uid", "creationTimestamp", "resourceVersion"} {
 			if _, ok := n["metadata"].(map[string]any)[f]; ok {
 				t.Errorf("Normalize kept metadata.%s", f)
 			}
+		}
+		// The server names the request's field manager after the
+		// User-Agent; Normalize keeps the entries but not their time.
+		mf, _ := n["metadata"].(map[string]any)["managedFields"].([]any)
+		if len(mf) != 1 || mf[0].(map[string]any)["manager"] != "crdkit" || mf[0].(map[string]any)["time"] != oracle.TimePlaceholder {
+			t.Errorf("normalized managedFields = %v, want one entry of manager crdkit, its time %s", mf, oracle.TimePlaceholder)
 		}
 		if spec := r.Object["spec"].(map[string]any); spec["replicas"] != float64(1) {
 			t.Errorf("created spec = %v, want replicas defaulted to 1", spec)

@@ -93,7 +93,7 @@ func run(args []string, out io.Writer) error {
 		if err != nil {
 			return err
 		}
-		res := v.Create(obj, crdkit.CreateOptions{})
+		res := v.Create(obj, crdkit.CreateOptions{ManagedFields: crdkit.ManagedFields{Omit: true}})
 		if res.Err != nil {
 			return fmt.Errorf("the server would refuse the desired object: %w", res.Err)
 		}

@@ -59,7 +59,7 @@ func newHarness(crdFile string) (*harness, error) {
 // live is the object the API server would return for a create of the
 // object FromBytes makes of data.
 func (h *harness) live(data []byte) (map[string]any, error) {
-	res := h.v.Create(h.g.FromBytes(data), crdkit.CreateOptions{})
+	res := h.v.Create(h.g.FromBytes(data), crdkit.CreateOptions{ManagedFields: crdkit.ManagedFields{Omit: true}})
 	if res.Err != nil {
 		return nil, res.Err
 	}
