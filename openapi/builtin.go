@@ -38,8 +38,10 @@ var loadBuiltins = sync.OnceValue(func() *builtins {
 		if !ok {
 			return
 		}
+		// The definitions are fresh values of this call, used as the
+		// server's builder uses them: a copy through JSON would turn their
+		// Go int defaults into float64s.
 		s := &spec.Schema{VendorExtensible: def.Schema.VendorExtensible, SchemaProps: def.Schema.SchemaProps, SwaggerSchemaProps: def.Schema.SwaggerSchemaProps}
-		s = deepCopy(s)
 		if gvs, ok := registeredKinds[name]; ok {
 			if s.Extensions == nil {
 				s.Extensions = spec.Extensions{}
@@ -82,18 +84,6 @@ func (b *builtins) closure(dst map[string]*spec.Schema, name string) {
 	for _, d := range b.deps[name] {
 		b.closure(dst, d)
 	}
-}
-
-func deepCopy(s *spec.Schema) *spec.Schema {
-	bs, err := s.MarshalJSON()
-	if err != nil {
-		return s
-	}
-	out := &spec.Schema{}
-	if err := out.UnmarshalJSON(bs); err != nil {
-		return s
-	}
-	return out
 }
 
 // registeredKinds are the group versions, sorted as the server sorts them,

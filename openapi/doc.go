@@ -37,6 +37,15 @@
 // contribute: their paths, their definitions and the shared parameters their
 // paths reference; the built-in definitions are referenced, not included.
 //
+// # Numbers
+//
+// Defaults, enums and examples are decoded as the server decodes them: a
+// number written without a fraction or exponent that fits in int64 is an
+// int64 and keeps every digit (9007199254740993 is published as
+// 9007199254740993), any other number is a float64. Bounds (maximum,
+// minimum, multipleOf) are float64s in the CRD type itself, so a bound past
+// 2^53 is published rounded, in both documents, as the server publishes it.
+//
 // # Input
 //
 // The CRDs must be ones the server accepts (crdkit.Lint reports why it would

@@ -17,6 +17,7 @@ func FuzzBuild(f *testing.F) {
 		`{"type":"object","properties":{"a":{"type":"array","nullable":true,"items":{"type":"object","x-kubernetes-embedded-resource":true}}},"required":["a"]}`,
 		`{"properties":{"m":{"additionalProperties":{"nullable":true,"allOf":[{"not":{"enum":[1]}}]}}},"oneOf":[{"required":["m"]}]}`,
 		`{"type":"object","properties":{"d":{"default":{"x":[1,2.5,null]},"x-kubernetes-validations":[{"rule":"true"}]}}}`,
+		`{"type":"object","properties":{"i":{"type":"integer","default":9007199254740993,"enum":[-9223372036854775808,18446744073709551616,1e400],"example":-0,"maximum":9223372036854775807}}}`,
 	} {
 		f.Add([]byte(s))
 	}

@@ -3,6 +3,7 @@ package openapi
 import (
 	"encoding/json"
 	"errors"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -64,6 +65,18 @@ func TestSchemaRules(t *testing.T) {
 			`{"type":"object","properties":{"spec":{"type":"object","properties":{"a":{"type":"integer","default":3,"maximum":5}}}}}`,
 			`{"type":"object","properties":{"a":{"type":"integer","default":3,"maximum":5}}}`,
 			`{"type":"object","properties":{"a":{"type":"integer","maximum":5}}}`},
+		{"large integers keep every digit; bounds are float64s",
+			`{"type":"object","properties":{"spec":{"type":"integer","default":9007199254740993,"enum":[9007199254740993,-9223372036854775808],"example":9223372036854775807,"maximum":9007199254740993}}}`,
+			`{"type":"integer","default":9007199254740993,"maximum":9007199254740992,"enum":[9007199254740993,-9223372036854775808],"example":9223372036854775807}`,
+			`{"type":"integer","maximum":9007199254740992,"enum":[9007199254740993,-9223372036854775808],"example":9223372036854775807}`},
+		{"numbers past int64 and with fractions are float64s",
+			`{"type":"object","properties":{"spec":{"type":"number","default":9223372036854775808,"enum":[1.0,2.50,1e2]}}}`,
+			`{"type":"number","default":9223372036854776000,"enum":[1,2.5,100]}`,
+			`{"type":"number","enum":[1,2.5,100]}`},
+		{"large integers inside an object default",
+			`{"type":"object","properties":{"spec":{"type":"object","default":{"a":[-9007199254740993]},"properties":{"a":{"type":"array","items":{"type":"integer"}}}}}}`,
+			`"default":{"a":[-9007199254740993]}`,
+			`{"type":"object","properties":{"a":{"type":"array","items":{"type":"integer"}}}}`},
 		{"preserve-unknown object loses structure in v2",
 			`{"type":"object","properties":{"spec":{"type":"object","x-kubernetes-preserve-unknown-fields":true,"properties":{"a":{"type":"string"}}}}}`,
 			`{"type":"object","properties":{"a":{"type":"string"}},"x-kubernetes-preserve-unknown-fields":true}`,
@@ -181,5 +194,41 @@ func TestConcurrentAndDeterministic(t *testing.T) {
 		if out[i] != out[0] {
 			t.Fatalf("document %d differs from document 0", i)
 		}
+	}
+}
+
+// TestNumberValues: defaults, enums and examples hold what the server's
+// builder holds, int64 for an integer literal that fits and float64 for any
+// other number, so a program reading the document gets every digit; the
+// built-in schemas keep the Go ints of the server's generated definitions.
+func TestNumberValues(t *testing.T) {
+	crd := crdWith(`{"type":"object","properties":{"spec":{"type":"number","default":9007199254740993,"enum":[-9223372036854775808,9223372036854775808,1.0],"example":{"a":[9223372036854775807]}}}}`,
+		func(c *apiextensionsv1.CustomResourceDefinition) {
+			c.Spec.Versions[0].Subresources = &apiextensionsv1.CustomResourceSubresources{
+				Scale: &apiextensionsv1.CustomResourceSubresourceScale{SpecReplicasPath: ".spec.r", StatusReplicasPath: ".status.r"}}
+		})
+	d, err := BuildV3([]*apiextensionsv1.CustomResourceDefinition{crd}, "example.com", "v1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := d.Components.Schemas["com.example.v1.Thing"].Properties["spec"]
+	var scaleDefault any
+	if ss := d.Components.Schemas["io.k8s.api.autoscaling.v1.ScaleSpec"]; ss != nil {
+		scaleDefault = ss.Properties["replicas"].Default
+	}
+	for _, tc := range []struct {
+		name      string
+		got, want any
+	}{
+		{"default", s.Default, int64(9007199254740993)},
+		{"enum", s.Enum, []any{int64(-9223372036854775808), float64(9223372036854775808), float64(1)}},
+		{"example", s.Example, map[string]any{"a": []any{int64(9223372036854775807)}}},
+		{"ScaleSpec replicas default", scaleDefault, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if !reflect.DeepEqual(tc.got, tc.want) {
+				t.Errorf("%s = %#v (%T), want %#v (%T)", tc.name, tc.got, tc.got, tc.want, tc.want)
+			}
+		})
 	}
 }

@@ -1,11 +1,11 @@
 package openapi
 
 import (
-	"encoding/json"
 	"reflect"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/kube-openapi/pkg/validation/spec"
+	kjson "sigs.k8s.io/json"
 )
 
 // maxDepth bounds the schema walks; the server refuses deeper CRDs long before.
@@ -118,13 +118,17 @@ func fromCRDSchema(p *apiextensionsv1.JSONSchemaProps, nested bool, depth int) *
 	return s
 }
 
-// rawJSON decodes a JSON value the way the server's internal CRD types hold it.
+// rawJSON decodes a default, example or enum member as the server's
+// conversion to its internal CRD types does: a number written without a
+// fraction or exponent that fits in int64 becomes an int64, any other number
+// a float64. Marshalled, an int64 keeps every digit (9007199254740993 stays
+// 9007199254740993, where a float64 would print 9007199254740992).
 func rawJSON(j *apiextensionsv1.JSON) any {
 	if j == nil || len(j.Raw) == 0 {
 		return nil
 	}
 	var v any
-	if err := json.Unmarshal(j.Raw, &v); err != nil {
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(j.Raw, &v); err != nil {
 		return nil
 	}
 	return v

@@ -124,3 +124,61 @@ func TestExplain(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenAPILargeIntegers: integers past 2^53 in a CRD file keep every
+// digit in the printed documents, as the server publishes them (the
+// conformance module compares with the server); bounds are float64s in the
+// CRD type and print rounded, on the server too.
+func TestOpenAPILargeIntegers(t *testing.T) {
+	crd := writeFile(t, "crd.yaml", `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: bigs.example.com}
+spec:
+  group: example.com
+  scope: Cluster
+  names: {plural: bigs, singular: big, kind: Big}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: integer
+            default: 9007199254740993
+            enum: [9007199254740993, -9223372036854775808]
+            example: 9223372036854775807
+            minimum: -9007199254740993
+`)
+	for _, tc := range []struct {
+		name       string
+		args       []string
+		want, lack []string
+	}{
+		{"v3 json", []string{"--openapi-version", "3", "--group-version", "example.com/v1"},
+			[]string{`"default": 9007199254740993`, `9007199254740993,`, `-9223372036854775808`, `"example": 9223372036854775807`, `"minimum": -9007199254740992`}, nil},
+		{"v3 yaml", []string{"--openapi-version", "3", "--group-version", "example.com/v1", "-o", "yaml"},
+			[]string{"default: 9007199254740993", "- 9007199254740993", "- -9223372036854775808", "example: 9223372036854775807"}, nil},
+		{"v2 json", []string{"--openapi-version", "2"},
+			[]string{`9007199254740993,`, `-9223372036854775808`, `"example": 9223372036854775807`, `"minimum": -9007199254740992`}, []string{`"default"`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, stderr := runCLI(t, append(append([]string{"openapi"}, tc.args...), crd)...)
+			if code != 0 {
+				t.Fatalf("exit = %d: %s", code, stderr)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("openapi %v lacks %s", tc.args, w)
+				}
+			}
+			for _, l := range tc.lack {
+				if strings.Contains(out, l) {
+					t.Errorf("openapi %v has %s", tc.args, l)
+				}
+			}
+		})
+	}
+}

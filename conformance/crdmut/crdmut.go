@@ -5,9 +5,11 @@
 package crdmut
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"sort"
+	"strings"
 )
 
 // nodeRef is a schema node inside a decoded CRD, with its path for the case
@@ -309,4 +311,202 @@ func Gap(c string) string {
 	// closes them.
 	_ = c
 	return ""
+}
+
+// LargeIntegers are integers a float64 cannot hold exactly (±(2^53+1),
+// ±(2^63-1), -2^63), their exactly representable neighbours ±(2^53-1), and
+// two past int64 (2^63, 2^64-1), which the server decodes as float64. They
+// are json.Numbers, so a marshalled CRD carries them as written.
+var LargeIntegers = []json.Number{
+	"9007199254740993", "-9007199254740993",
+	"9007199254740991", "-9007199254740991",
+	"9223372036854775807", "-9223372036854775807", "-9223372036854775808",
+	"9223372036854775808", "18446744073709551615",
+}
+
+// largeInt64 are the members of LargeIntegers that fit in int64: the ones an
+// integer field accepts as a default.
+var largeInt64 = LargeIntegers[:7]
+
+func pickNumber(rng *rand.Rand, from []json.Number) json.Number { return from[rng.IntN(len(from))] }
+
+// numberEnum returns v with up to two more members of from, without repeats.
+func numberEnum(rng *rand.Rand, v json.Number, from []json.Number) []any {
+	out := []any{v}
+	seen := map[json.Number]bool{v: true}
+	for i := rng.IntN(3); i > 0; i-- {
+		if w := pickNumber(rng, from); !seen[w] {
+			seen[w] = true
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// largeIntSchema is a schema of the given type whose default, enum and
+// example are large integers, with large bounds the default keeps to. The
+// server takes a bound as a float64: an integer field's bound must be at
+// most 2^53 in magnitude (a float64 integer the validator accepts), and a
+// maximum of 2^63 or more refuses every int64 (its conversion to int64
+// overflows), so the bounds are chosen by the default.
+func largeIntSchema(rng *rand.Rand, typ string) map[string]any {
+	from := largeInt64
+	if typ == "number" {
+		from = LargeIntegers
+	}
+	v := pickNumber(rng, from)
+	s := map[string]any{"type": typ, "default": v, "enum": numberEnum(rng, v, from), "example": pickNumber(rng, LargeIntegers)}
+	if rng.IntN(3) > 0 {
+		switch {
+		case typ == "integer" && (v == "9007199254740991" || v == "-9007199254740991"):
+			s["maximum"], s["minimum"] = json.Number("9007199254740993"), json.Number("-9007199254740993")
+		case typ == "integer":
+			// no bound of an integer field admits v
+		case v == "9223372036854775808":
+			s["maximum"], s["minimum"] = json.Number("9223372036854775807"), json.Number("-9223372036854775808")
+		case v == "18446744073709551615":
+			s["maximum"], s["minimum"] = json.Number("18446744073709551615"), json.Number("-9223372036854775807")
+		default:
+			s["maximum"], s["minimum"] = json.Number("9223372036854774784"), json.Number("-9223372036854775808")
+		}
+	}
+	if _, ok := s["minimum"]; ok && !strings.HasPrefix(string(v), "-") && rng.IntN(2) == 0 {
+		s["exclusiveMinimum"] = true
+	}
+	if typ == "integer" && rng.IntN(3) == 0 {
+		s["format"] = "int64"
+	}
+	if v == "-9223372036854775808" && rng.IntN(2) == 0 {
+		s["multipleOf"] = json.Number("9007199254740993") // 2^53 as a float64, which divides -2^63
+	}
+	return s
+}
+
+// NumberMutations add or change schema nodes so that defaults, enums,
+// examples and bounds hold LargeIntegers, at every kind of node the
+// documents treat differently (plain, nested in an object or array default,
+// int-or-string, nullable, under preserve-unknown-fields).
+var NumberMutations = []struct {
+	Name string
+	f    func(rng *rand.Rand, n nodeRef) bool
+}{
+	{"large integer property", func(rng *rand.Rand, n nodeRef) bool {
+		s := largeIntSchema(rng, "integer")
+		return addProperty(n, "crdkitInt", s)
+	}},
+	{"large number property", func(rng *rand.Rand, n nodeRef) bool {
+		s := largeIntSchema(rng, "number")
+		return addProperty(n, "crdkitNum", s)
+	}},
+	{"large integers in an object default", func(rng *rand.Rand, n nodeRef) bool {
+		a, b := pickNumber(rng, largeInt64), pickNumber(rng, LargeIntegers)
+		return addProperty(n, "crdkitObj", map[string]any{
+			"type": "object",
+			"properties": map[string]any{
+				"i": map[string]any{"type": "integer"},
+				"n": map[string]any{"type": "number"},
+				"m": map[string]any{"type": "object", "additionalProperties": map[string]any{"type": "integer"}},
+			},
+			"default": map[string]any{"i": a, "n": b, "m": map[string]any{"k": pickNumber(rng, largeInt64)}},
+			"example": map[string]any{"i": b},
+		})
+	}},
+	{"large integers in an array default", func(rng *rand.Rand, n nodeRef) bool {
+		v := pickNumber(rng, largeInt64)
+		return addProperty(n, "crdkitList", map[string]any{
+			"type":    "array",
+			"items":   map[string]any{"type": "integer", "enum": numberEnum(rng, v, largeInt64)},
+			"default": []any{v},
+			"enum":    []any{[]any{v}, []any{v, v}},
+		})
+	}},
+	{"large int-or-string", func(rng *rand.Rand, n nodeRef) bool {
+		v := pickNumber(rng, largeInt64)
+		return addProperty(n, "crdkitIntOrString", map[string]any{
+			"x-kubernetes-int-or-string": true, "default": v, "enum": append(numberEnum(rng, v, largeInt64), "s"),
+			"example": pickNumber(rng, LargeIntegers),
+		})
+	}},
+	{"large integers under a nullable object", func(rng *rand.Rand, n nodeRef) bool {
+		s := largeIntSchema(rng, "integer")
+		s["nullable"] = true
+		return addProperty(n, "crdkitNullable", map[string]any{
+			"type": "object", "nullable": true, "required": []any{"a"},
+			"properties": map[string]any{"a": s, "b": map[string]any{"type": "integer", "nullable": true, "enum": []any{pickNumber(rng, largeInt64), nil}}},
+		})
+	}},
+	{"large integers under preserve-unknown-fields", func(rng *rand.Rand, n nodeRef) bool {
+		s := largeIntSchema(rng, "integer")
+		return addProperty(n, "crdkitFree", map[string]any{
+			"type": "object", "x-kubernetes-preserve-unknown-fields": true,
+			"properties": map[string]any{"a": s},
+			"default":    map[string]any{"a": s["default"], "zz": pickNumber(rng, LargeIntegers)},
+		})
+	}},
+	{"large integers on a numeric node", func(rng *rand.Rand, n nodeRef) bool {
+		typ, _ := n.m["type"].(string)
+		if (typ != "integer" && typ != "number") || inJunctor(n) {
+			return false
+		}
+		s := largeIntSchema(rng, typ)
+		delete(n.m, "format")
+		delete(n.m, "maximum")
+		delete(n.m, "minimum")
+		delete(n.m, "exclusiveMaximum")
+		delete(n.m, "exclusiveMinimum")
+		delete(n.m, "multipleOf")
+		for k, v := range s {
+			n.m[k] = v
+		}
+		return true
+	}},
+}
+
+// addProperty adds a property to a node that already has properties; it
+// reports whether it could.
+func addProperty(n nodeRef, name string, s map[string]any) bool {
+	props, ok := n.m["properties"].(map[string]any)
+	if !ok || inJunctor(n) {
+		return false
+	}
+	props[name] = s
+	return true
+}
+
+// inJunctor reports whether n is inside an allOf, anyOf or oneOf, where a
+// structural schema has neither types nor defaults.
+func inJunctor(n nodeRef) bool { return strings.Contains(n.path, "Of[") }
+
+// MutateNumbers applies k NumberMutations to random schema nodes of a
+// decoded CRD (decode it with json.Decoder.UseNumber so the other numbers
+// stay as written too) and describes them. A mutation that does not fit
+// the chosen node is tried on others, up to a bound.
+func MutateNumbers(rng *rand.Rand, crd map[string]any, k int) string {
+	var nodes []nodeRef
+	for i, v := range versions(crd) {
+		vm, _ := v.(map[string]any)
+		s, _ := vm["schema"].(map[string]any)
+		root, _ := s["openAPIV3Schema"].(map[string]any)
+		if root != nil {
+			collectNodes(root, fmt.Sprintf("versions[%d]", i), true, &nodes, 0)
+		}
+	}
+	var desc []string
+	for j := 0; j < k && len(nodes) > 0; j++ {
+		m := NumberMutations[rng.IntN(len(NumberMutations))]
+		for try := 0; try < 20; try++ {
+			n := nodes[rng.IntN(len(nodes))]
+			if m.f(rng, n) {
+				desc = append(desc, m.Name+" at "+n.path)
+				break
+			}
+		}
+	}
+	return fmt.Sprint(desc)
+}
+
+// Regroup moves a decoded CRD to another API group (and renames it to match).
+func Regroup(crd map[string]any, group string) {
+	spec(crd)["group"] = group
+	crd["metadata"] = map[string]any{"name": fmt.Sprint(names(crd)["plural"]) + "." + group}
 }

@@ -1,6 +1,7 @@
 package openapidiff
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -49,14 +50,19 @@ func crds(t testing.TB) []*apiextensionsv1.CustomResourceDefinition {
 	return out
 }
 
+// generic is v's JSON as generic values, numbers kept as written
+// (json.Number): a float64 would make 9007199254740993 and 9007199254740992
+// equal.
 func generic(t testing.TB, v any) any {
 	t.Helper()
 	bs, err := json.Marshal(v)
 	if err != nil {
 		t.Fatal(err)
 	}
+	dec := json.NewDecoder(bytes.NewReader(bs))
+	dec.UseNumber()
 	var out any
-	if err := json.Unmarshal(bs, &out); err != nil {
+	if err := dec.Decode(&out); err != nil {
 		t.Fatal(err)
 	}
 	return out
@@ -116,6 +122,7 @@ func TestV3(t *testing.T) {
 			}
 			var d []string
 			diff(generic(t, got), generic(t, merged), "", &d)
+			schemaValueDiffs(got.Components.Schemas, merged.Components.Schemas, "components/schemas", &d)
 			if len(d) > 0 {
 				t.Errorf("BuildV3(%s, %s):\n%s", crd.Name, v.Name, strings.Join(d, "\n"))
 				continue
@@ -159,6 +166,7 @@ func TestV2(t *testing.T) {
 			diff(generic(t, got.Paths), generic(t, want.Paths.Paths), "paths", &d)
 			diff(generic(t, got.Definitions), wantDefs, "definitions", &d)
 			diff(generic(t, got.Parameters), wantParams, "parameters", &d)
+			schemaValueDiffs(definitionPointers(got.Definitions), definitionPointers(want.Definitions), "definitions", &d)
 			if len(got.Definitions) != 2 {
 				d = append(d, fmt.Sprintf("%d definitions, want 2", len(got.Definitions)))
 			}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -77,6 +79,9 @@ func TestOpenAPIExplain(t *testing.T) {
 	}
 	agree, total := 0, 0
 	for _, crd := range crds {
+		if strings.HasSuffix(crd.Spec.Group, "."+numbersGroup) {
+			continue // copies of the rule CRDs, explained field by field below
+		}
 		qualified := crd.Spec.Names.Plural + "." + crd.Spec.Group
 		var gvs []schema.GroupVersion
 		gvs = append(gvs, schema.GroupVersion{})
@@ -107,6 +112,68 @@ func TestOpenAPIExplain(t *testing.T) {
 		}
 	}
 	fmt.Printf("conformance: openapi-explain %d/%d outputs agree\n", agree, total)
+
+	// Every field of the large-integer CRDs with a default, an enum, an
+	// example or a bound, on its own: kubectl's long view of a field lists
+	// its enum in full.
+	agree, total = 0, 0
+	for _, crd := range crds {
+		if !strings.HasSuffix(crd.Spec.Group, numbersGroup) {
+			continue
+		}
+		for _, v := range crd.Spec.Versions {
+			if !v.Served || v.Schema == nil {
+				continue
+			}
+			gv := schema.GroupVersion{Group: crd.Spec.Group, Version: v.Name}
+			for _, f := range numberFields(v.Schema.OpenAPIV3Schema, crd.Spec.Names.Plural, 0) {
+				total++
+				want, werr := kubectl(f, gv, false)
+				var b bytes.Buffer
+				gerr := explain.Resource(&b, crds, f, gv, false)
+				if b.String() != want || (werr == nil) != (gerr == nil) {
+					t.Errorf("explain %s --api-version %s:\ncrdkit (%v):\n%s\nkubectl (%v):\n%s",
+						f, gv, gerr, truncate(b.String(), 600), werr, truncate(want, 600))
+					continue
+				}
+				agree++
+			}
+		}
+	}
+	fmt.Printf("conformance: openapi-explain large-integer %d/%d fields agree\n", agree, total)
+	if total < 20 {
+		t.Errorf("%d large-integer fields explained, want at least 20", total)
+	}
+}
+
+// numberFields lists the explain arguments (prefix.field.field...) of the
+// fields under s, through properties and array items, that have a default,
+// an enum, an example or a bound.
+func numberFields(s *apiextensionsv1.JSONSchemaProps, prefix string, depth int) []string {
+	if s == nil || depth > 20 {
+		return nil
+	}
+	var out []string
+	if depth > 0 && (s.Default != nil || len(s.Enum) > 0 || s.Example != nil || s.Maximum != nil || s.Minimum != nil || s.MultipleOf != nil) {
+		out = append(out, prefix)
+	}
+	if s.Items != nil && s.Items.Schema != nil {
+		for _, f := range numberFields(s.Items.Schema, prefix, depth+1) {
+			if f != prefix {
+				out = append(out, f)
+			}
+		}
+	}
+	names := make([]string, 0, len(s.Properties))
+	for k := range s.Properties {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		p := s.Properties[k]
+		out = append(out, numberFields(&p, prefix+"."+k, depth+1)...)
+	}
+	return out
 }
 
 // serverGroupResources is restmapper.GetAPIGroupResources for the CRDs'

@@ -1,10 +1,12 @@
 package servertest
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"os"
 	"reflect"
@@ -18,6 +20,8 @@ import (
 	"k8s.io/kube-openapi/pkg/spec3"
 	"sigs.k8s.io/yaml"
 
+	"github.com/crdkit/crdkit"
+	"github.com/crdkit/crdkit/conformance/crdmut"
 	"github.com/crdkit/crdkit/openapi"
 )
 
@@ -44,13 +48,15 @@ func openAPICRDs(t *testing.T) []*apiextensionsv1.CustomResourceDefinition {
 		}
 		docs = append(docs, js)
 	}
+	rules := len(docs)
+	docs = append(docs, numberCRDs(t, docs)...)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	res, err := srv.InstallRawCRDs(ctx, docs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, r := range res {
+	for i, r := range res {
 		if !r.Established || r.CRD == nil {
 			if r.Code == 409 { // installed by an earlier test of this process
 				if crd := srv.CRD(r.Name); crd != nil {
@@ -58,9 +64,46 @@ func openAPICRDs(t *testing.T) []*apiextensionsv1.CustomResourceDefinition {
 					continue
 				}
 			}
+			if i >= rules { // crdkit.Load accepted it: a lint difference
+				t.Errorf("generated CRD %s: crdkit accepts it, the server answers %d %v %s", r.Name, r.Code, r.Status, r.Condition)
+				continue
+			}
 			t.Fatalf("rule CRD %s: %d %v %s", r.Name, r.Code, r.Status, r.Condition)
 		}
 		out = append(out, r.CRD)
+	}
+	return out
+}
+
+// numbersGroup is the group suffix of the CRDs with large integers (the
+// hand-written bignums in rules.yaml and numberCRDs).
+const numbersGroup = "numbers.crdkit.io"
+
+// numberCRDs are the rule CRDs with large integers in defaults, enums,
+// examples and bounds (crdmut.MutateNumbers, seeded), each moved to a group
+// of its own under numbersGroup; only those crdkit.Load accepts.
+func numberCRDs(t *testing.T, rules [][]byte) [][]byte {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(37, 37))
+	var out [][]byte
+	for _, doc := range rules {
+		for range 2 {
+			var m map[string]any
+			dec := json.NewDecoder(bytes.NewReader(doc))
+			dec.UseNumber()
+			if err := dec.Decode(&m); err != nil {
+				t.Fatal(err)
+			}
+			crdmut.MutateNumbers(rng, m, 4)
+			crdmut.Regroup(m, fmt.Sprintf("m%d.%s", len(out), numbersGroup))
+			js, err := json.Marshal(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := crdkit.Load(js); err == nil {
+				out = append(out, js)
+			}
+		}
 	}
 	return out
 }
@@ -83,11 +126,20 @@ func getJSON(ctx context.Context, t *testing.T, client *http.Client, path string
 	if err != nil || resp.StatusCode != 200 {
 		return nil, false
 	}
+	return decodeNumbers(t, raw), true
+}
+
+// decodeNumbers decodes JSON with its numbers as written (json.Number): a
+// float64 would make 9007199254740993 and 9007199254740992 equal.
+func decodeNumbers(t *testing.T, raw []byte) any {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
 	var v any
-	if err := json.Unmarshal(raw, &v); err != nil {
-		t.Fatalf("GET %s: %v", path, err)
+	if err := dec.Decode(&v); err != nil {
+		t.Fatalf("decode %.100s: %v", raw, err)
 	}
-	return v, true
+	return v
 }
 
 func restClient(t *testing.T) *http.Client {
@@ -105,11 +157,7 @@ func generic(t *testing.T, v any) any {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out any
-	if err := json.Unmarshal(bs, &out); err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return decodeNumbers(t, bs)
 }
 
 // firstDiffs names the first JSON paths where a and b differ.
@@ -165,8 +213,12 @@ func TestOpenAPIV3(t *testing.T) {
 	client := restClient(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	agree := 0
+	agree, numAgree, numTotal := 0, 0, 0
 	for _, gv := range keys {
+		numbers := strings.HasSuffix(gv.group, numbersGroup)
+		if numbers {
+			numTotal++
+		}
 		want, err := openapi.BuildV3(crds, gv.group, gv.version)
 		if err != nil {
 			t.Fatalf("BuildV3(%s/%s) = %v", gv.group, gv.version, err)
@@ -193,8 +245,15 @@ func TestOpenAPIV3(t *testing.T) {
 			continue
 		}
 		agree++
+		if numbers {
+			numAgree++
+		}
 	}
 	fmt.Printf("conformance: openapi-v3 %d/%d documents agree\n", agree, len(keys))
+	fmt.Printf("conformance: openapi-v3 large-integer %d/%d documents agree (numbers as written)\n", numAgree, numTotal)
+	if numTotal < 5 {
+		t.Errorf("%d large-integer documents, want at least 5", numTotal)
+	}
 }
 
 // published reports whether the server's document already has every schema of want.
@@ -244,6 +303,7 @@ func TestOpenAPIV2(t *testing.T) {
 	}
 	w := generic(t, want).(map[string]any)
 	section := func(name string) map[string]any { m, _ := doc[name].(map[string]any); return m }
+	var numAgree, numTotal int // definitions of the large-integer CRDs
 	compare := func(kind string, wantM map[string]any) (int, int) {
 		agree := 0
 		names := make([]string, 0, len(wantM))
@@ -252,6 +312,10 @@ func TestOpenAPIV2(t *testing.T) {
 		}
 		sort.Strings(names)
 		for _, k := range names {
+			numbers := kind == "definitions" && strings.HasPrefix(k, "io.crdkit.numbers.")
+			if numbers {
+				numTotal++
+			}
 			var d []string
 			firstDiffs(wantM[k], section(kind)[k], kind+"/"+k, &d)
 			if len(d) > 0 {
@@ -259,6 +323,9 @@ func TestOpenAPIV2(t *testing.T) {
 				continue
 			}
 			agree++
+			if numbers {
+				numAgree++
+			}
 		}
 		return agree, len(names)
 	}
@@ -268,4 +335,8 @@ func TestOpenAPIV2(t *testing.T) {
 	fmt.Printf("conformance: openapi-v2 %d/%d definitions agree\n", da, dn)
 	fmt.Printf("conformance: openapi-v2 %d/%d paths agree\n", pa, pn)
 	fmt.Printf("conformance: openapi-v2 %d/%d shared parameters agree\n", qa, qn)
+	fmt.Printf("conformance: openapi-v2 large-integer %d/%d definitions agree (numbers as written)\n", numAgree, numTotal)
+	if numTotal < 10 {
+		t.Errorf("%d large-integer definitions, want at least 10", numTotal)
+	}
 }
