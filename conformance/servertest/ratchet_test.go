@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -25,8 +26,10 @@ import (
 // rule self == oldSelf, a property made required that the object lacks),
 // so the stored objects are now invalid. Updates then keep the invalid
 // value (with a label change, or as a no-op), change it to another invalid
-// value, fix it, or remove it, as PUT and as PUT to /status; crdkit, given
-// the tightened CRD and the live object, must answer as the server does.
+// value, fix it, or remove it, as PUT and as PUT to /status, and again as a
+// merge patch and a JSON patch to the main resource and to /status (the
+// patch-ratchet lines); crdkit, given the tightened CRD and the live object,
+// must answer as the server does.
 func TestServerRatcheting(t *testing.T) {
 	if corpusDir() == "" {
 		t.Skip("corpus not found: set CRDKIT_CORPUS to the corpus root (the directory holding crds/)")
@@ -134,9 +137,22 @@ func ratchetCRD(t *testing.T, agr *agreement, original, crd *apiextensionsv1.Cus
 			if l.version != s.version {
 				continue
 			}
+			liveJSON, _ := json.Marshal(l.obj)
 			for _, uc := range ratchetUpdates(l.obj, s) {
 				for _, status := range []bool{false, true} {
 					compareUpdateAs(t, agr, "ratchet", ck, tightened, l.version, l.obj, uc, oracle.Warn, status)
+				}
+				// The same change as a merge patch and as JSON patch
+				// operations (issue 32).
+				var body map[string]any
+				mp, err := jsonpatch.CreateMergePatch(liveJSON, uc.body)
+				if err != nil || json.Unmarshal(uc.body, &body) != nil {
+					continue
+				}
+				ops, _ := json.Marshal(topLevelOps(l.obj, body))
+				for _, status := range []bool{false, true} {
+					comparePatch(t, agr, "patch-ratchet", ck, tightened, l.version, l.obj, patchStep{name: uc.name, typ: "application/merge-patch+json", body: mp, mode: oracle.Warn, status: status})
+					comparePatch(t, agr, "patch-ratchet", ck, tightened, l.version, l.obj, patchStep{name: uc.name, typ: "application/json-patch+json", body: ops, mode: oracle.Warn, status: status})
 				}
 			}
 		}
