@@ -162,11 +162,13 @@ type Chunk struct {
 }
 
 // Chunks splits data at YAML document separators, dropping documents that
-// hold only comments and white space. A chunk's Text is a slice of data
-// (nothing is copied, except the last line of a file that does not end in
-// a newline, which gets one unless the document starts with "{") unless data holds a carriage return: then each
-// line is copied without its line end and ends in "\n", as a line scanner
-// gives it.
+// hold only comments and white space. The chunks are those a line scanner
+// gives, each line ending in "\n", with one exception: a file's last line
+// that has no line end keeps none when its document starts with "{" (a
+// JSON file, which would otherwise be copied to get one; Chunk.JSON puts
+// it back for YAML). A chunk's Text is a slice of data: nothing is copied,
+// except that last line when it gets its line end, unless data holds a
+// carriage return: then each line is copied without its line end.
 func Chunks(file string, data []byte) ([]Chunk, error) {
 	if bytes.IndexByte(data, '\r') >= 0 {
 		return chunksCopy(file, data)
@@ -188,7 +190,7 @@ func Chunks(file string, data []byte) ([]Chunk, error) {
 	last := data[start:len(data):len(data)]
 	if t := bytes.TrimLeft(last, " \t\n"); len(t) > 0 && t[0] != '{' && last[len(last)-1] != '\n' {
 		// YAML keeps a final line break in a block scalar, so the line
-		// scanner's "\n" matters; JSON and flow mappings do not care.
+		// scanner's "\n" matters; JSON does not care.
 		last = append(last, '\n') // capacity is full: this copies
 	}
 	chunks = append(chunks, Chunk{File: file, Line: startLine, Text: last})
@@ -259,7 +261,14 @@ func (c Chunk) JSON() ([]byte, error) {
 	if t := bytes.TrimSpace(c.Text); len(t) > 0 && t[0] == '{' && json.Valid(t) {
 		return t, nil
 	}
-	js, err := yaml.YAMLToJSON(c.Text)
+	text := c.Text
+	if n := len(text); n > 0 && text[n-1] != '\n' {
+		// The line end Chunks left out of a flow document that is not
+		// JSON: without it, YAML reports an error at the end of the
+		// stream at another line than for any other document.
+		text = append(text[:n:n], '\n')
+	}
+	js, err := yaml.YAMLToJSON(text)
 	if err != nil {
 		line := c.Line
 		if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
