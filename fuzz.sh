@@ -151,10 +151,17 @@ for row in "${targets[@]}"; do
   cdpre=${relmod:+"cd ${relmod#/} && "} # how to reach its module
   echo "== [$i/${#targets[@]}] $t $where"
   log=$logdir/$(tr / _ <<<"${where#./}")_$t.log
+  rc=0
+  # Compile first, so that the times below are the fuzzing's (and a link's).
+  if ! (cd "$m" && go test -c -fuzz "^$t\$" -o /dev/null "$pkg" >"$log" 2>&1); then
+    rc=1
+  fi
   start=$SECONDS
   TIMEFORMAT='%U %S'
-  { time (cd "$m" && go test -run '^$' -fuzz "^$t\$" -fuzztime "$dur" -parallel "$parallel" "$pkg" >"$log" 2>&1); } 2>"$log.time"
-  rc=$?
+  if [ $rc -eq 0 ]; then
+    { time (cd "$m" && go test -run '^$' -fuzz "^$t\$" -fuzztime "$dur" -parallel "$parallel" "$pkg" >"$log" 2>&1); } 2>"$log.time"
+    rc=$?
+  fi
   wall=$((SECONDS - start))
   cpu=$(awk '{ printf "%.0fs", $1 + $2 }' "$log.time" 2>/dev/null)
   rm -f "$log.time"
@@ -194,7 +201,7 @@ for row in "${targets[@]}"; do
 done
 
 echo
-echo "== summary (fuzztime $dur, $parallel worker(s); cpu is user+sys of go test, build included)"
+echo "== summary (fuzztime $dur, $parallel worker(s); wall and cpu (user+sys) of go test after the build)"
 {
   printf 'target\tpackage\twall\tcpu\texecs\tnew\tresult\n'
   printf '%s\n' "${rows[@]}"
