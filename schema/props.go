@@ -117,8 +117,10 @@ func (p *Props) UnmarshalJSON(data []byte) error {
 }
 
 // ParseProps decodes the JSON of an openAPIV3Schema in one pass. Keys are
-// case sensitive, as the server reads them; unknown keys are ignored; a
-// duplicate key keeps its last value; a value of another JSON type than the
+// case sensitive, as the server reads them; unknown keys are ignored; a key
+// that repeats in an object is decoded as the server decodes it (see
+// parseDuplicates: struct fields merge, a null clears only what a Go
+// pointer, slice or map holds); a value of another JSON type than the
 // v1 field's is an error, as when the server decodes a CRD (except an items
 // or a dependency that is neither a schema nor a list, which the v1 types
 // ignore). Numbers in default, example and enum become int64 when they are
@@ -126,6 +128,12 @@ func (p *Props) UnmarshalJSON(data []byte) error {
 // internal types gives them. A JSON null gives a nil *Props. Schemas nested
 // deeper than the supported depth are refused with ErrTooDeep.
 func ParseProps(data []byte) (*Props, error) {
+	return parseProps(data, true)
+}
+
+// parseProps is ParseProps; with dups false it does not look for repeated
+// keys (data is parseDuplicates' own output).
+func parseProps(data []byte, dups bool) (*Props, error) {
 	d := json.NewDecoder(bytes.NewReader(data))
 	d.UseNumber()
 	var v any
@@ -138,15 +146,21 @@ func ParseProps(data []byte) (*Props, error) {
 	if v == nil {
 		return new(Props), nil // as a null decodes into the v1 type
 	}
-	if err := checkNumbers(v, 0); err != nil {
+	keys := 0
+	if err := checkNumbers(v, &keys); err != nil {
 		return nil, err
+	}
+	if dups && keys != countKeys(data) {
+		// A key repeats in an object, which decoding into any resolved
+		// by keeping its last value; the server's decoder does not.
+		return parseDuplicates(data)
 	}
 	return propsFrom(v, "", 0)
 }
 
 // checkNumbers refuses numbers that do not fit a float64, as decoding into
-// the server's types does.
-func checkNumbers(v any, depth int) error {
+// the server's types does, and adds the keys of v's objects to *keys.
+func checkNumbers(v any, keys *int) error {
 	switch t := v.(type) {
 	case json.Number:
 		if _, err := t.Float64(); err != nil {
@@ -154,13 +168,14 @@ func checkNumbers(v any, depth int) error {
 		}
 	case []any:
 		for _, e := range t {
-			if err := checkNumbers(e, depth+1); err != nil {
+			if err := checkNumbers(e, keys); err != nil {
 				return err
 			}
 		}
 	case map[string]any:
+		*keys += len(t)
 		for _, e := range t {
-			if err := checkNumbers(e, depth+1); err != nil {
+			if err := checkNumbers(e, keys); err != nil {
 				return err
 			}
 		}
@@ -389,6 +404,7 @@ func propsFrom(v any, at string, depth int) (*Props, error) {
 					return nil, err
 				}
 			case []any:
+				dep.Property = make([]string, 0, len(t)) // [] is kept, as the v1 type keeps it
 				for i, e := range t {
 					s, ok := e.(string)
 					if !ok && e != nil {
