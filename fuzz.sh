@@ -17,7 +17,8 @@ Usage: ./fuzz.sh [--list] [DURATION] [PACKAGE...]
 Runs each fuzz target found in the packages for DURATION (default 30s; any
 -fuzztime value: 90s, 10m, 1h, or 100000x for a number of executions), one
 target at a time:
-    go test -run '^$' -fuzz '^FuzzX$' -fuzztime DURATION -parallel N ./pkg
+    go test -run '^$' -fuzz '^FuzzX$' -fuzztime DURATION -parallel N \
+        -fuzzminimizetime M ./pkg
 
 PACKAGE is a directory, with /... for all packages under it, in any module
 of the repository: ./internal/docs, ./schema/..., ./conformance/celdiff.
@@ -31,6 +32,9 @@ as a seed once the failure is fixed.
 
 Environment:
   FUZZ_PARALLEL  fuzzing workers per target (default 1: the go test -parallel)
+  FUZZ_MINIMIZE  time to minimize each new input (default 10s; go test's own
+                 default, 60s, can leave a slow target minimizing for most
+                 of a short run)
   FUZZ_MATCH     extended regexp: only targets whose name matches
   FUZZ_LOGDIR    directory for each target's go test output (default: a new
                  temporary directory)
@@ -53,6 +57,7 @@ if [ $# -gt 0 ] && [[ $1 =~ ^([0-9]+(\.[0-9]+)?(ns|us|ms|s|m|h))+$|^[0-9]+x$ ]];
   shift
 fi
 parallel=${FUZZ_PARALLEL:-1}
+minimize=${FUZZ_MINIMIZE:-10s}
 match=${FUZZ_MATCH:-}
 if ! [[ $parallel =~ ^[1-9][0-9]*$ ]]; then
   echo "fuzz.sh: FUZZ_PARALLEL=$parallel is not a number of workers" >&2
@@ -136,7 +141,7 @@ fi
 logdir=${FUZZ_LOGDIR:-$(mktemp -d -t crdkit-fuzz.XXXXXX)}
 mkdir -p "$logdir" || exit 2
 cache=$(go env GOCACHE)/fuzz
-echo "fuzz.sh: ${#targets[@]} targets, $dur each, $parallel worker(s); corpus cache $cache; logs in $logdir"
+echo "fuzz.sh: ${#targets[@]} targets, $dur each, $parallel worker(s), minimizing for $minimize; corpus cache $cache; logs in $logdir"
 
 interrupted=
 trap 'interrupted=1' INT
@@ -151,6 +156,7 @@ for row in "${targets[@]}"; do
   cdpre=${relmod:+"cd ${relmod#/} && "} # how to reach its module
   echo "== [$i/${#targets[@]}] $t $where"
   log=$logdir/$(tr / _ <<<"${where#./}")_$t.log
+  [ "$where" != . ] || log=$logdir/root_$t.log
   rc=0
   # Compile first, so that the times below are the fuzzing's (and a link's).
   if ! (cd "$m" && go test -c -fuzz "^$t\$" -o /dev/null "$pkg" >"$log" 2>&1); then
@@ -159,7 +165,8 @@ for row in "${targets[@]}"; do
   start=$SECONDS
   TIMEFORMAT='%U %S'
   if [ $rc -eq 0 ]; then
-    { time (cd "$m" && go test -run '^$' -fuzz "^$t\$" -fuzztime "$dur" -parallel "$parallel" "$pkg" >"$log" 2>&1); } 2>"$log.time"
+    { time (cd "$m" && go test -run '^$' -fuzz "^$t\$" -fuzztime "$dur" -parallel "$parallel" \
+      -fuzzminimizetime "$minimize" "$pkg" >"$log" 2>&1); } 2>"$log.time"
     rc=$?
   fi
   wall=$((SECONDS - start))
