@@ -117,13 +117,23 @@ func (p *Props) UnmarshalJSON(data []byte) error {
 }
 
 // ParseProps decodes the JSON of an openAPIV3Schema in one pass. Keys are
-// case sensitive, as the server reads them; unknown keys are ignored; a
-// duplicate key keeps its last value. Numbers in default, example and enum
-// become int64 when they are integers that fit, float64 otherwise, as the
-// server's conversion to its internal types gives them. A JSON null gives a
-// nil *Props. Schemas nested deeper than the supported depth are refused
-// with ErrTooDeep.
+// case sensitive, as the server reads them; unknown keys are ignored; a key
+// that repeats in an object is decoded as the server decodes it (see
+// parseDuplicates: struct fields merge, a null clears only what a Go
+// pointer, slice or map holds); a value of another JSON type than the
+// v1 field's is an error, as when the server decodes a CRD (except an items
+// or a dependency that is neither a schema nor a list, which the v1 types
+// ignore). Numbers in default, example and enum become int64 when they are
+// integers that fit, float64 otherwise, as the server's conversion to its
+// internal types gives them. A JSON null gives a nil *Props. Schemas nested
+// deeper than the supported depth are refused with ErrTooDeep.
 func ParseProps(data []byte) (*Props, error) {
+	return parseProps(data, true)
+}
+
+// parseProps is ParseProps; with dups false it does not look for repeated
+// keys (data is parseDuplicates' own output).
+func parseProps(data []byte, dups bool) (*Props, error) {
 	d := json.NewDecoder(bytes.NewReader(data))
 	d.UseNumber()
 	var v any
@@ -136,15 +146,21 @@ func ParseProps(data []byte) (*Props, error) {
 	if v == nil {
 		return new(Props), nil // as a null decodes into the v1 type
 	}
-	if err := checkNumbers(v, 0); err != nil {
+	keys := 0
+	if err := checkNumbers(v, &keys); err != nil {
 		return nil, err
+	}
+	if dups && keys != countKeys(data) {
+		// A key repeats in an object, which decoding into any resolved
+		// by keeping its last value; the server's decoder does not.
+		return parseDuplicates(data)
 	}
 	return propsFrom(v, "", 0)
 }
 
 // checkNumbers refuses numbers that do not fit a float64, as decoding into
-// the server's types does.
-func checkNumbers(v any, depth int) error {
+// the server's types does, and adds the keys of v's objects to *keys.
+func checkNumbers(v any, keys *int) error {
 	switch t := v.(type) {
 	case json.Number:
 		if _, err := t.Float64(); err != nil {
@@ -152,13 +168,14 @@ func checkNumbers(v any, depth int) error {
 		}
 	case []any:
 		for _, e := range t {
-			if err := checkNumbers(e, depth+1); err != nil {
+			if err := checkNumbers(e, keys); err != nil {
 				return err
 			}
 		}
 	case map[string]any:
+		*keys += len(t)
 		for _, e := range t {
-			if err := checkNumbers(e, depth+1); err != nil {
+			if err := checkNumbers(e, keys); err != nil {
 				return err
 			}
 		}
@@ -387,18 +404,27 @@ func propsFrom(v any, at string, depth int) (*Props, error) {
 					return nil, err
 				}
 			case []any:
-				for _, s := range t {
-					str, _ := s.(string)
-					dep.Property = append(dep.Property, str)
+				dep.Property = make([]string, 0, len(t)) // [] is kept, as the v1 type keeps it
+				for i, e := range t {
+					s, ok := e.(string)
+					if !ok && e != nil {
+						return nil, fmt.Errorf("%s.dependencies[%s][%d]: expected string, got %s", where(at), k, i, jsonKind(e))
+					}
+					dep.Property = append(dep.Property, s)
 				}
 			}
 			p.Dependencies[k] = dep
 		}
 	}
-	if x, ok := m["externalDocs"].(map[string]any); ok {
+	if x, ok := m["externalDocs"]; ok && x != nil {
+		d, ok := x.(map[string]any)
+		if !ok {
+			return nil, typeError(at, "externalDocs", "object", x)
+		}
 		p.ExternalDocs = &ExternalDocs{}
-		p.ExternalDocs.Description, _ = x["description"].(string)
-		p.ExternalDocs.URL, _ = x["url"].(string)
+		if err := fields(d, at+".externalDocs", []jsonField{{"description", &p.ExternalDocs.Description}, {"url", &p.ExternalDocs.URL}}); err != nil {
+			return nil, err
+		}
 	}
 	if x, ok := m["x-kubernetes-validations"]; ok && x != nil {
 		l, ok := x.([]any)
@@ -406,23 +432,65 @@ func propsFrom(v any, at string, depth int) (*Props, error) {
 			return nil, typeError(at, "x-kubernetes-validations", "array", x)
 		}
 		p.XValidations = make([]ValidationRule, 0, len(l))
-		for _, e := range l {
-			r, _ := e.(map[string]any)
+		for i, e := range l {
 			var vr ValidationRule
-			vr.Rule, _ = r["rule"].(string)
-			vr.Message, _ = r["message"].(string)
-			vr.MessageExpression, _ = r["messageExpression"].(string)
-			vr.FieldPath, _ = r["fieldPath"].(string)
-			if s, ok := r["reason"].(string); ok {
-				vr.Reason = &s
-			}
-			if b, ok := r["optionalOldSelf"].(bool); ok {
-				vr.OptionalOldSelf = &b
+			if e != nil {
+				r, ok := e.(map[string]any)
+				if !ok {
+					return nil, typeError(at, "x-kubernetes-validations", "array of objects", e)
+				}
+				if err := fields(r, fmt.Sprintf("%s.x-kubernetes-validations[%d]", at, i), []jsonField{
+					{"rule", &vr.Rule}, {"message", &vr.Message}, {"messageExpression", &vr.MessageExpression},
+					{"reason", &vr.Reason}, {"fieldPath", &vr.FieldPath}, {"optionalOldSelf", &vr.OptionalOldSelf},
+				}); err != nil {
+					return nil, err
+				}
 			}
 			p.XValidations = append(p.XValidations, vr)
 		}
 	}
 	return p, nil
+}
+
+// jsonField is a key of a JSON object and where its value goes: a *string,
+// **string or **bool.
+type jsonField struct {
+	key string
+	dst any
+}
+
+// fields decodes the keys of a JSON object into their destinations, in
+// order, as decoding into a Go struct does: a null leaves the destination
+// unset, a value of another type is an error.
+func fields(o map[string]any, at string, fs []jsonField) error {
+	for _, f := range fs {
+		k, d := f.key, f.dst
+		x, ok := o[k]
+		if !ok || x == nil {
+			continue
+		}
+		var good bool
+		switch d := d.(type) {
+		case *string:
+			*d, good = x.(string)
+		case **string:
+			if s, ok := x.(string); ok {
+				*d, good = &s, true
+			}
+		case **bool:
+			if b, ok := x.(bool); ok {
+				*d, good = &b, true
+			}
+		}
+		if !good {
+			want := "string"
+			if _, ok := d.(**bool); ok {
+				want = "boolean"
+			}
+			return typeError(at, k, want, x)
+		}
+	}
+	return nil
 }
 
 func propsList(l []any, at string, depth int) ([]*Props, error) {

@@ -78,6 +78,11 @@ func TestParsePropsPresence(t *testing.T) {
 		{"nested presence", `{"properties":{"a":{"items":{"default":null,"required":[]}}}}`,
 			&Props{Properties: map[string]*Props{"a": {HasItems: true, Items: &Props{Required: []string{}}}}}},
 		{"externalDocs", `{"externalDocs":{"url":"u"}}`, &Props{ExternalDocs: &ExternalDocs{URL: "u"}}},
+		{"externalDocs null is absent, its null fields empty", `{"externalDocs":null,"properties":{"a":{"externalDocs":{"url":null,"description":"d"}}}}`,
+			&Props{Properties: map[string]*Props{"a": {ExternalDocs: &ExternalDocs{Description: "d"}}}}},
+		{"null rule and null rule fields", `{"x-kubernetes-validations":[null,{"rule":"r","message":null,"reason":null,"optionalOldSelf":null}]}`,
+			&Props{XValidations: []ValidationRule{{}, {Rule: "r"}}}},
+		{"null dependency property", `{"dependencies":{"a":["b",null]}}`, &Props{Dependencies: map[string]Dependency{"a": {Property: []string{"b", ""}}}}},
 		{"last duplicate key wins", `{"type":"string","type":"object"}`, &Props{Type: "object"}},
 	}
 	for _, tt := range tests {
@@ -106,6 +111,15 @@ func TestParsePropsErrors(t *testing.T) {
 		{"items array of non-schemas", `{"items":[1]}`, "openAPIV3Schema.items[0]: a schema must be a JSON object, got number"},
 		{"bad default inside items", `{"items":{"default":1e999}}`, "cannot unmarshal number 1e999"},
 		{"enum out of range", `{"enum":[1e999]}`, "cannot unmarshal number 1e999"},
+		// What decoding into the v1 Go types refuses (found by
+		// FuzzStructuralAgrees against the server's decoder).
+		{"externalDocs a string", `{"properties":{"a":{"externalDocs":""}}}`, "openAPIV3Schema.properties[a].externalDocs: expected object, got string"},
+		{"externalDocs url a number", `{"externalDocs":{"url":1}}`, "openAPIV3Schema.externalDocs.url: expected string, got number"},
+		{"rule not an object", `{"x-kubernetes-validations":["self.a"]}`, "openAPIV3Schema.x-kubernetes-validations: expected array of objects, got string"},
+		{"rule a number", `{"x-kubernetes-validations":[{"rule":1}]}`, "openAPIV3Schema.x-kubernetes-validations[0].rule: expected string, got number"},
+		{"rule reason an object", `{"x-kubernetes-validations":[{"rule":"r"},{"reason":{}}]}`, "openAPIV3Schema.x-kubernetes-validations[1].reason: expected string, got object"},
+		{"rule optionalOldSelf a string", `{"x-kubernetes-validations":[{"optionalOldSelf":"true"}]}`, "openAPIV3Schema.x-kubernetes-validations[0].optionalOldSelf: expected boolean, got string"},
+		{"dependency property a number", `{"dependencies":{"a":["b",1]}}`, "openAPIV3Schema.dependencies[a][1]: expected string, got number"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,7 +1,6 @@
 package structdiff
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -118,7 +117,6 @@ const (
 	disagree
 	notComparable // a decode error on both sides, or upstream panicked
 	knownCaseFold // the input spells a keyword in another case (see caseFolded)
-	knownDupKeys  // only one side decodes an input with duplicate keys (see duplicateKeys)
 )
 
 // compareJSON runs both implementations on js and says whether they agree,
@@ -136,9 +134,6 @@ func compareJSON(js []byte) (verdict, string) {
 		if theirs.String() != ours.String() {
 			return knownCaseFold, k
 		}
-	}
-	if (theirs.decodeErr == nil) != (ours.decodeErr == nil) && duplicateKeys(js) {
-		return knownDupKeys, fmt.Sprintf("upstream: %s\ncrdkit:   %s", theirs, ours)
 	}
 	if (theirs.decodeErr == nil) != (ours.decodeErr == nil) ||
 		theirs.buildErr != ours.buildErr ||
@@ -211,58 +206,6 @@ func caseFoldedNode(v any, depth int) string {
 		}
 	}
 	return ""
-}
-
-// duplicateKeys reports whether some object in js has a key twice. The
-// server's decoder decodes every occurrence of a keyword (and fails if any
-// fails); schema.ParseProps decodes items, additionalProperties,
-// additionalItems and dependencies lazily, from the last occurrence only.
-func duplicateKeys(js []byte) bool {
-	dec := json.NewDecoder(bytes.NewReader(js))
-	type frame struct {
-		keys     map[string]bool
-		isObject bool
-		wantKey  bool
-	}
-	var stack []*frame
-	for {
-		tok, err := dec.Token()
-		if err != nil {
-			return false
-		}
-		var top *frame
-		if len(stack) > 0 {
-			top = stack[len(stack)-1]
-		}
-		switch v := tok.(type) {
-		case json.Delim:
-			switch v {
-			case '{', '[':
-				if top != nil && top.isObject {
-					top.wantKey = true
-				}
-				stack = append(stack, &frame{keys: map[string]bool{}, isObject: v == '{', wantKey: v == '{'})
-			default:
-				stack = stack[:len(stack)-1]
-			}
-		case string:
-			if top != nil && top.isObject && top.wantKey {
-				if top.keys[v] {
-					return true
-				}
-				top.keys[v] = true
-				top.wantKey = false
-				continue
-			}
-			if top != nil && top.isObject {
-				top.wantKey = true
-			}
-		default:
-			if top != nil && top.isObject {
-				top.wantKey = true
-			}
-		}
-	}
 }
 
 func newStructural(internal *apiextensions.JSONSchemaProps) (*structuralschema.Structural, error) {

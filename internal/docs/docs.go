@@ -188,11 +188,13 @@ type Chunk struct {
 }
 
 // Chunks splits data at YAML document separators, dropping documents that
-// hold only comments and white space. A chunk's Text is a slice of data
-// (nothing is copied, except the last line of a file that does not end in
-// a newline, which gets one unless the document starts with "{") unless data holds a carriage return: then each
-// line is copied without its line end and ends in "\n", as a line scanner
-// gives it.
+// hold only comments and white space. The chunks are those a line scanner
+// gives, each line ending in "\n", with one exception: a file's last line
+// that has no line end keeps none when its document starts with "{" (a
+// JSON file, which would otherwise be copied to get one; Chunk.JSON puts
+// it back for YAML). A chunk's Text is a slice of data: nothing is copied,
+// except that last line when it gets its line end, unless data holds a
+// carriage return: then each line is copied without its line end.
 func Chunks(file string, data []byte) ([]Chunk, error) {
 	if bytes.IndexByte(data, '\r') >= 0 {
 		return chunksCopy(file, data)
@@ -214,7 +216,7 @@ func Chunks(file string, data []byte) ([]Chunk, error) {
 	last := data[start:len(data):len(data)]
 	if t := bytes.TrimLeft(last, " \t\n"); len(t) > 0 && t[0] != '{' && last[len(last)-1] != '\n' {
 		// YAML keeps a final line break in a block scalar, so the line
-		// scanner's "\n" matters; JSON and flow mappings do not care.
+		// scanner's "\n" matters; JSON does not care.
 		last = append(last, '\n') // capacity is full: this copies
 	}
 	chunks = append(chunks, Chunk{File: file, Line: startLine, Text: last})
@@ -293,12 +295,19 @@ func (c Chunk) Convert() (js []byte, warnings []string, err error) {
 	if t := bytes.TrimSpace(c.Text); len(t) > 0 && t[0] == '{' && json.Valid(t) {
 		return t, nil, nil
 	}
+	text := c.Text
+	if n := len(text); n > 0 && text[n-1] != '\n' {
+		// The line end Chunks left out of a flow document that is not
+		// JSON: without it, YAML reports an error at the end of the
+		// stream at another line than for any other document.
+		text = append(text[:n:n], '\n')
+	}
 	// The strict reader costs what the lenient one does, and fails only
 	// on a duplicate key (or on what the lenient one fails on too).
-	js, err = yaml.YAMLToJSONStrict(c.Text)
+	js, err = yaml.YAMLToJSONStrict(text)
 	if err != nil {
 		strictErr := err
-		if js, err = yaml.YAMLToJSON(c.Text); err != nil {
+		if js, err = yaml.YAMLToJSON(text); err != nil {
 			line := c.Line
 			if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
 				if k, e := strconv.Atoi(m[1]); e == nil {
