@@ -256,7 +256,7 @@ func (r *request) warnFinalizers() {
 // storeAndRead sets the response object: the object stored at the storage
 // version and read back at this one.
 func (r *request) storeAndRead(opts ConvertOptions) {
-	if r.failed() {
+	if r.failed() || r.res.Deleted {
 		return
 	}
 	c := r.v.crd

@@ -52,6 +52,19 @@ type Result struct {
 	// Err is nil, or an *apierrors.StatusError whose Status() is what the
 	// server answers: code, reason, message and causes.
 	Err error
+	// Deleted reports that the request removed the object from storage: a
+	// DELETE of an object left without finalizers (Object is then the
+	// server's Status of success), or an update of an object being deleted
+	// that leaves it no finalizer (Object is then the object as the update
+	// left it, which the server returns without storing it). False when the
+	// object lives on, for example with a deletion timestamp, waiting for
+	// its finalizers.
+	Deleted bool
+	// Code is the HTTP status code of a successful DELETE: 200, or 202
+	// Accepted when the request set orphanDependents false and the object
+	// is kept. Other requests leave it 0 (a create answers 201, an update
+	// 200), as does any refusal (Err carries its code).
+	Code int
 }
 
 // Status returns the server's Status for a failed request, or nil.
