@@ -21,8 +21,13 @@ func get(args []string, stdout, stderr io.Writer) int {
 	fs.Var(&crds, "crds", "a CRD file or directory (repeatable); CRDs among the inputs are used too")
 	out := fs.String("o", "", "output format: empty (kubectl's table), wide, or json (the metav1.Table)")
 	ns := namespaceFlag(fs)
+	var labelSel, fieldSel string
+	const lUsage = "a label selector, as kubectl get -l: only the objects whose labels match, e.g. app=web,tier!=db or 'env in (prod,dev)'; the server's 400 message when it does not parse"
+	fs.StringVar(&labelSel, "l", "", lUsage)
+	fs.StringVar(&labelSel, "selector", "", "the same as -l")
+	fs.StringVar(&fieldSel, "field-selector", "", "a field selector, as kubectl get --field-selector: metadata.name, metadata.namespace and the version's selectableFields, e.g. spec.color=red,metadata.name!=x; any other field is the server's 400 'field label not supported'")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: crdkit get [--crds FILE|DIR]... [-n NAMESPACE] [-o wide|json] FILE|DIR...")
+		fmt.Fprintln(stderr, "usage: crdkit get [--crds FILE|DIR]... [-n NAMESPACE] [-l SELECTOR] [--field-selector SELECTOR] [-o wide|json] FILE|DIR...")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -76,6 +81,25 @@ func get(args []string, stdout, stderr io.Writer) int {
 		g.objs = append(g.objs, r.Object)
 	})
 	var tables []any
+	if labelSel != "" || fieldSel != "" {
+		// As the server's list: the objects the selectors match, in its
+		// order; a selector it refuses is refused for every kind.
+		shown := order[:0]
+		for _, v := range order {
+			objs, err := v.List(groups[v].objs, crdkit.ListOptions{LabelSelector: labelSel, FieldSelector: fieldSel})
+			if err != nil {
+				fmt.Fprintf(stderr, "crdkit: %s %s/%s: %v\n", v.CRD().Kind(), v.CRD().Group(), v.Name(), err)
+				status = 2
+				continue
+			}
+			if groups[v].objs = objs; len(objs) > 0 || *out == "json" {
+				shown = append(shown, v)
+			}
+		}
+		if order = shown; len(order) == 0 && status != 2 {
+			fmt.Fprintln(stderr, "No resources found")
+		}
+	}
 	for i, v := range order {
 		t, err := v.Table(groups[v].objs, printcolumns.TableOptions{})
 		if err != nil {
