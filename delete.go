@@ -26,7 +26,7 @@ type DeleteOptions struct {
 // Delete answers what a DELETE of live at this version answers, when live
 // is the object the server holds, as a GET returns it (at this version or
 // any other the CRD serves; see Version.Update). It follows the server's
-// delete handler and registry (research/upstream.md §2.8), one step per
+// delete handler and registry (research/upstream.md §11.1), one step per
 // line in delete below:
 //
 //   - the options are checked as the handler checks them: a 422 for a

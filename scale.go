@@ -23,7 +23,7 @@ import (
 	"github.com/crdkit/crdkit/printcolumns"
 )
 
-// The scale subresource (research/upstream.md §2.10). The server reads and
+// The scale subresource (research/upstream.md §11.4). The server reads and
 // writes an autoscaling/v1 Scale through the version's specReplicasPath,
 // statusReplicasPath and labelSelectorPath: a GET builds the Scale from the
 // object; a PUT or PATCH builds the request's Scale (the body, or the patch

@@ -31,12 +31,48 @@ type ListOptions struct {
 
 // Selector is a list request's label and field selectors compiled for one
 // version, matched as the server's registry matches custom resources
-// (research/upstream.md §2.9). Safe for concurrent use.
+// (research/upstream.md §11.3). Safe for concurrent use.
 type Selector struct {
 	v         *Version
 	namespace string
-	labels    labels.Selector // nil when it selects everything
+	labels    []labelRequirement // all must match; none selects everything
 	fields    []fieldRequirement
+}
+
+// labelRequirement is one term of a label selector, as labels.Parse read
+// it.
+type labelRequirement struct {
+	key    string
+	op     selection.Operator
+	values []string // In, NotIn, Equals, NotEquals
+	num    int64    // GreaterThan, LessThan
+}
+
+// matches is labels.Requirement.Matches on an object's labels (nil when
+// it has none, or any that is not a string).
+func (r *labelRequirement) matches(l map[string]any) bool {
+	x, ok := l[r.key]
+	v, _ := x.(string)
+	switch r.op {
+	case selection.In, selection.Equals, selection.DoubleEquals:
+		return ok && slices.Contains(r.values, v)
+	case selection.NotIn, selection.NotEquals:
+		return !ok || !slices.Contains(r.values, v)
+	case selection.Exists:
+		return ok
+	case selection.DoesNotExist:
+		return !ok
+	case selection.GreaterThan, selection.LessThan:
+		if !ok {
+			return false
+		}
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return false
+		}
+		return r.op == selection.GreaterThan && n > r.num || r.op == selection.LessThan && n < r.num
+	}
+	return false
 }
 
 // fieldRequirement is one term of a field selector: the field's value
@@ -117,8 +153,17 @@ func (v *Version) Selector(opts ListOptions) (*Selector, error) {
 	if err != nil {
 		return nil, apierrors.NewBadRequest(err.Error())
 	}
-	if !ls.Empty() {
-		s.labels = ls
+	reqs, _ := ls.Requirements()
+	for _, r := range reqs {
+		lr := labelRequirement{key: r.Key(), op: r.Operator(), values: r.ValuesUnsorted()}
+		if lr.op == selection.GreaterThan || lr.op == selection.LessThan {
+			if len(lr.values) != 1 {
+				lr.op = "" // matches nothing, as the server's requirement
+			} else if lr.num, err = strconv.ParseInt(lr.values[0], 10, 64); err != nil {
+				lr.op = ""
+			}
+		}
+		s.labels = append(s.labels, lr)
 	}
 	fs, err := fields.ParseSelector(opts.FieldSelector)
 	if err != nil {
@@ -158,7 +203,7 @@ func (s *Selector) Matches(obj map[string]any) bool {
 			return false
 		}
 	}
-	if s.labels != nil {
+	if len(s.labels) > 0 {
 		l, _ := md["labels"].(map[string]any)
 		for _, x := range l {
 			if _, ok := x.(string); !ok {
@@ -166,8 +211,10 @@ func (s *Selector) Matches(obj map[string]any) bool {
 				break
 			}
 		}
-		if !s.labels.Matches(labelView(l)) {
-			return false
+		for i := range s.labels {
+			if !s.labels[i].matches(l) {
+				return false
+			}
 		}
 	}
 	for i := range s.fields {
@@ -247,19 +294,6 @@ func (f *selectableField) evaluate(obj map[string]any) string {
 	return fmt.Sprint(v)
 }
 
-// labelView is an object's metadata.labels as labels.Labels.
-type labelView map[string]any
-
-func (l labelView) Has(k string) bool {
-	_, ok := l[k]
-	return ok
-}
-
-func (l labelView) Get(k string) string {
-	s, _ := l[k].(string)
-	return s
-}
-
 // List returns the objects of objs the server's list request with opts
 // returns, in its order (by storage key: namespace, then name), or the
 // server's 400 for a selector it refuses. objs are the objects as the
@@ -317,10 +351,4 @@ func objectKey(obj map[string]any) (name, namespace string) {
 	name, _ = md["name"].(string)
 	namespace, _ = md["namespace"].(string)
 	return name, namespace
-}
-
-func (l labelView) Lookup(k string) (string, bool) {
-	x, ok := l[k]
-	s, _ := x.(string)
-	return s, ok
 }

@@ -134,7 +134,7 @@ func (v *Version) updateWith(raw []byte, obj, live map[string]any, opts UpdateOp
 	u.restoreFromLive()          // §2.4: uid, creationTimestamp, deletion timestamp and grace period
 	u.validateUpdate()           // §2.4, §2.7: validateCommonFields, strategy.ValidateUpdate
 	u.warnFinalizers()           // §2.4: warnings for added finalizers (not on /status)
-	u.deleteIfFinalized()        // §2.8: ShouldDeleteDuringUpdate: no finalizer left on an object being deleted
+	u.deleteIfFinalized()        // §11.2: ShouldDeleteDuringUpdate: no finalizer left on an object being deleted
 	r.storeAndRead(opts.Convert) // §2.3.13-14: encode at the storage version, read back
 	u.dropServerFields()         // the result leaves out what only a server fills
 	return r.res

@@ -1,6 +1,7 @@
 package objectmeta
 
 import (
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -334,18 +335,41 @@ func generateNameValid(gn string) bool {
 // ValidateObjectMetaAccessorUpdate, and ValidateObjectMetaDeclaratively for
 // an update) certainly find nothing: plain new metadata (as plainMetaValid,
 // with the uid allowed) that keeps old's name, namespace, uid and creation
-// timestamp, has a resourceVersion, does not lower the generation, and an
-// old object that is not being deleted. false means "ask the server's
-// validators".
+// timestamp, has a resourceVersion, does not lower the generation, and,
+// for an object being deleted, keeps its deletion timestamp and grace
+// period and adds no finalizer. false means "ask the server's validators".
 func plainUpdateValid(meta, old *metav1.ObjectMeta, namespaced bool) bool {
-	if old.DeletionTimestamp != nil || old.DeletionGracePeriodSeconds != nil || meta.ResourceVersion == "" ||
+	if (old.DeletionTimestamp != nil || old.DeletionGracePeriodSeconds != nil) && !sameDeletion(meta, old) ||
+		meta.DeletionTimestamp != nil && old.DeletionTimestamp == nil ||
+		meta.DeletionGracePeriodSeconds != nil && old.DeletionGracePeriodSeconds == nil || meta.ResourceVersion == "" ||
 		meta.Generation < old.Generation || meta.Name != old.Name || meta.Namespace != old.Namespace ||
 		meta.UID != old.UID || !meta.CreationTimestamp.UTC().Equal(old.CreationTimestamp.UTC()) {
 		return false
 	}
 	m := *meta
 	m.UID = ""
+	m.DeletionTimestamp, m.DeletionGracePeriodSeconds = nil, nil
 	return plainMetaValid(&m, namespaced)
+}
+
+// sameDeletion reports that meta keeps old's deletion timestamp and grace
+// period (as the immutability checks compare them) and that every
+// finalizer of meta is one of old's (no new finalizers while deleting).
+func sameDeletion(meta, old *metav1.ObjectMeta) bool {
+	if (meta.DeletionTimestamp == nil) != (old.DeletionTimestamp == nil) ||
+		meta.DeletionTimestamp != nil && !meta.DeletionTimestamp.UTC().Equal(old.DeletionTimestamp.UTC()) {
+		return false
+	}
+	if (meta.DeletionGracePeriodSeconds == nil) != (old.DeletionGracePeriodSeconds == nil) ||
+		meta.DeletionGracePeriodSeconds != nil && *meta.DeletionGracePeriodSeconds != *old.DeletionGracePeriodSeconds {
+		return false
+	}
+	for _, f := range meta.Finalizers {
+		if !slices.Contains(old.Finalizers, f) {
+			return false
+		}
+	}
+	return true
 }
 
 // isDNSLabel is a lower-case RFC 1123 label of at most 63 characters.
