@@ -20,9 +20,10 @@ import (
 
 // plainMetaFromMap is the JSON round trip of an unstructured metadata map
 // into ObjectMeta (Get), for a map that holds only string fields,
-// generation, labels, annotations, finalizers, owner references and
-// creationTimestamp, all with well-formed values: the decoded ObjectMeta then has no unknown
-// field and no error.
+// generation, labels, annotations, finalizers, owner references,
+// creationTimestamp, deletionTimestamp and deletionGracePeriodSeconds, all
+// with well-formed values: the decoded ObjectMeta then has no unknown field
+// and no error.
 func plainMetaFromMap(m map[string]any) (*metav1.ObjectMeta, bool) {
 	meta := new(metav1.ObjectMeta)
 	for k, v := range m {
@@ -86,6 +87,26 @@ func plainMetaFromMap(m map[string]any) (*metav1.ObjectMeta, bool) {
 					return nil, false
 				}
 				meta.CreationTimestamp = metav1.Time{Time: t.Local()}
+			default:
+				return nil, false
+			}
+		case "deletionTimestamp":
+			switch ts := v.(type) {
+			case nil:
+			case string:
+				t, err := time.Parse(time.RFC3339, ts)
+				if err != nil {
+					return nil, false
+				}
+				meta.DeletionTimestamp = &metav1.Time{Time: t.Local()}
+			default:
+				return nil, false
+			}
+		case "deletionGracePeriodSeconds":
+			switch g := v.(type) {
+			case nil:
+			case int64:
+				meta.DeletionGracePeriodSeconds = &g
 			default:
 				return nil, false
 			}
@@ -210,8 +231,7 @@ func plainOwnerRefs(v any) ([]metav1.OwnerReference, bool) {
 // meta (Set) when meta has nothing but the fields
 // plainMetaFromMap reads, and no empty non-nil map or list.
 func plainMetaToMap(meta *metav1.ObjectMeta) (map[string]any, bool) {
-	if meta.DeletionTimestamp != nil || meta.DeletionGracePeriodSeconds != nil ||
-		(meta.OwnerReferences != nil && len(meta.OwnerReferences) == 0) || meta.ManagedFields != nil ||
+	if (meta.OwnerReferences != nil && len(meta.OwnerReferences) == 0) || meta.ManagedFields != nil ||
 		(meta.Labels != nil && len(meta.Labels) == 0) || (meta.Annotations != nil && len(meta.Annotations) == 0) ||
 		(meta.Finalizers != nil && len(meta.Finalizers) == 0) {
 		return nil, false
@@ -233,6 +253,16 @@ func plainMetaToMap(meta *metav1.ObjectMeta) (map[string]any, bool) {
 	if !meta.CreationTimestamp.IsZero() {
 		// metav1.Time.ToUnstructured: RFC 3339 in UTC, whole seconds.
 		out["creationTimestamp"] = meta.CreationTimestamp.UTC().Format(time.RFC3339)
+	}
+	if ts := meta.DeletionTimestamp; ts != nil {
+		// A zero time goes back as null.
+		out["deletionTimestamp"] = nil
+		if !ts.IsZero() {
+			out["deletionTimestamp"] = ts.UTC().Format(time.RFC3339)
+		}
+	}
+	if g := meta.DeletionGracePeriodSeconds; g != nil {
+		out["deletionGracePeriodSeconds"] = *g
 	}
 	if meta.Labels != nil {
 		out["labels"] = anyMap(meta.Labels)
@@ -461,8 +491,7 @@ func Canonical(m map[string]any) bool {
 type Keys uint16
 
 // The keys canonical metadata may hold; any other key makes it not
-// canonical (deletionTimestamp, deletionGracePeriodSeconds and
-// managedFields among them).
+// canonical (managedFields among them).
 const (
 	KeyName Keys = 1 << iota
 	KeyGenerateName
@@ -476,6 +505,8 @@ const (
 	KeyFinalizers
 	KeyOwnerReferences
 	KeyCreationTimestamp
+	KeyDeletionTimestamp
+	KeyDeletionGracePeriodSeconds
 )
 
 // CanonicalKeys is Canonical that also returns, when m is canonical, the
@@ -590,6 +621,23 @@ func canonicalKeys(m map[string]any, checkNew bool) (keys Keys, rest, ok bool) {
 				return 0, false, false
 			}
 			keys |= KeyCreationTimestamp
+			continue
+		case "deletionTimestamp":
+			s, ok := v.(string)
+			if !ok {
+				return 0, false, false
+			}
+			t, err := time.Parse(time.RFC3339, s)
+			if err != nil || t.IsZero() || t.UTC().Format(time.RFC3339) != s {
+				return 0, false, false
+			}
+			keys |= KeyDeletionTimestamp
+			continue
+		case "deletionGracePeriodSeconds":
+			if _, ok := v.(int64); !ok {
+				return 0, false, false
+			}
+			keys |= KeyDeletionGracePeriodSeconds
 			continue
 		default:
 			return 0, false, false
