@@ -167,15 +167,42 @@ func (d *deleteRequest) gcFinalizers() {
 	if !changed && !d.keep {
 		return
 	}
-	obj, err := normalizeValue(d.old, 0)
+	obj, err := copyWithMetadataRoom(d.old)
 	if err != nil {
 		d.fail(apierrors.NewInternalError(err))
 		return
 	}
-	d.obj = obj.(map[string]any)
+	d.obj = obj
 	if changed {
 		setFinalizers(d.metadata(), next)
 	}
+}
+
+// copyWithMetadataRoom deep-copies obj (as normalizeValue), with room in
+// the copy's metadata for the fields markDeleting adds (a map that grows
+// past its first group costs more than the rest of the copy).
+func copyWithMetadataRoom(obj map[string]any) (map[string]any, error) {
+	out := make(map[string]any, len(obj))
+	for k, v := range obj {
+		if md, ok := v.(map[string]any); ok && k == "metadata" {
+			m := make(map[string]any, len(md)+3)
+			for mk, mv := range md {
+				c, err := normalizeValue(mv, 1)
+				if err != nil {
+					return nil, err
+				}
+				m[mk] = c
+			}
+			out[k] = m
+			continue
+		}
+		c, err := normalizeValue(v, 0)
+		if err != nil {
+			return nil, err
+		}
+		out[k] = c
+	}
+	return out, nil
 }
 
 // gcPolicy is the registry's shouldOrphanDependents and
