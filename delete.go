@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"net/http"
 	"time"
+	"unicode/utf8"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	runtimeschema "k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // DeleteOptions are the options of a DELETE: the request's
@@ -76,13 +78,13 @@ func (v *Version) delete(live map[string]any, opts DeleteOptions) Result {
 	d := &deleteRequest{updateRequest: u, opts: &opts.DeleteOptions}
 	r.warnDeprecated()           // every request to a deprecated version
 	d.validateOptions()          // handlers.DeleteResource: ValidateDeleteOptions
-	u.readLive(live)             // Store.Delete: the object as the registry reads it, at this version
+	d.readLive(live)             // Store.Delete: the object as the registry reads it, at this version
 	d.unsafeDelete()             // ignoreStoreReadErrorWithClusterBreakingPotential: the corrupt-object deleter
 	d.checkPreconditions()       // rest.BeforeDelete: uid and resourceVersion preconditions
 	d.gcFinalizers()             // deletionFinalizersForGarbageCollection: orphan, foregroundDeletion
 	d.markDeleting()             // markAsDeleting: finalizers pending, deletion timestamp and grace period 0
 	d.deleteNow()                // no finalizer pending: deleted, the server's Status of success
-	r.storeAndRead(opts.Convert) // finalizers pending: the object updated, stored and read back
+	d.storeAndRead(opts.Convert) // finalizers pending: the object updated, stored and read back
 	u.dropServerFields()         // the result leaves out what only a server fills
 	d.setCode()                  // 202 for orphanDependents false on an object kept, else 200
 	return r.res
@@ -97,6 +99,113 @@ type deleteRequest struct {
 	// changed: the garbage collector's finalizers changed (the object is
 	// updated even when none is left).
 	changed bool
+}
+
+// readLive is updateRequest.readLive, reading only the metadata a DELETE
+// looks at when live is at this version with well-formed values of it
+// (as the registry's accessor reads them).
+func (d *deleteRequest) readLive(live map[string]any) {
+	if d.failed() || live == nil {
+		d.updateRequest.readLive(live)
+		return
+	}
+	if av, _ := live["apiVersion"].(string); av != d.v.crd.Group()+"/"+d.v.name {
+		d.updateRequest.readLive(live)
+		return
+	}
+	md, _ := live["metadata"].(map[string]any)
+	meta, ok := deleteMetaFromMap(md)
+	if !ok {
+		d.updateRequest.readLive(live)
+		return
+	}
+	d.old, d.oldMeta, d.name = live, meta, meta.Name
+	if d.v.crd.Namespaced() {
+		d.ns = meta.Namespace
+		if d.ns == "" {
+			d.ns = "default"
+		}
+	}
+}
+
+// deleteMetaFromMap reads the fields of root metadata a DELETE uses (name,
+// namespace, uid, resourceVersion, generation, finalizers, the deletion
+// fields) when each is absent or well-formed; ok false sends the caller to
+// the full conversion.
+func deleteMetaFromMap(md map[string]any) (*metav1.ObjectMeta, bool) {
+	meta := new(metav1.ObjectMeta)
+	for k, v := range md {
+		switch k {
+		case "name", "namespace", "uid", "resourceVersion":
+			s, ok := v.(string)
+			if !ok || !utf8.ValidString(s) {
+				return nil, false
+			}
+			switch k {
+			case "name":
+				meta.Name = s
+			case "namespace":
+				meta.Namespace = s
+			case "uid":
+				meta.UID = types.UID(s)
+			default:
+				meta.ResourceVersion = s
+			}
+		case "generation":
+			g, ok := v.(int64)
+			if !ok {
+				return nil, false
+			}
+			meta.Generation = g
+		case "finalizers":
+			l, ok := v.([]any)
+			if !ok {
+				return nil, false
+			}
+			meta.Finalizers = make([]string, len(l))
+			for i, x := range l {
+				s, ok := x.(string)
+				if !ok || !utf8.ValidString(s) {
+					return nil, false
+				}
+				meta.Finalizers[i] = s
+			}
+		case "deletionTimestamp":
+			s, ok := v.(string)
+			if !ok {
+				return nil, false
+			}
+			t, err := time.Parse(time.RFC3339, s)
+			if err != nil {
+				return nil, false
+			}
+			meta.DeletionTimestamp = &metav1.Time{Time: t.Local()}
+		case "deletionGracePeriodSeconds":
+			g, ok := v.(int64)
+			if !ok {
+				return nil, false
+			}
+			meta.DeletionGracePeriodSeconds = &g
+		}
+	}
+	return meta, true
+}
+
+// storeAndRead is request.storeAndRead for the object a DELETE keeps: at
+// the storage version, live (a read's output) with only its metadata
+// changed reads back as it is, where the CRD's read path is the identity
+// on its own output.
+func (d *deleteRequest) storeAndRead(opts ConvertOptions) {
+	if d.failed() || d.res.Deleted {
+		return
+	}
+	if c := d.v.crd; c.StorageVersion() == d.v.name && c.readIsIdentity && d.old != nil {
+		if av, _ := d.old["apiVersion"].(string); av == c.Group()+"/"+d.v.name {
+			d.res.Object = finishRead(d.obj)
+			return
+		}
+	}
+	d.request.storeAndRead(opts)
 }
 
 // validateOptions is the delete handler's ValidateDeleteOptions, refused
