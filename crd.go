@@ -85,6 +85,7 @@ type Version struct {
 	scaleSub          *apiextensionsv1.CustomResourceSubresourceScale // scale paths to validate
 	rootKeysFold      bool                                            // pruning may keep a root key other than apiVersion and kind that folds to one of them (rootKeysFold)
 	scaleFields       [3][]string                                     // its spec and status replicas paths and label selector path, split into fields
+	selectable        []selectableField                               // selectableFields, compiled for field selectors
 }
 
 // LoadOptions change how Load and New treat a CRD.
@@ -207,6 +208,7 @@ func New(crd *apiextensionsv1.CustomResourceDefinition, opts ...LoadOptions) (*C
 		ver.schema, ver.rules, propsOf[ver] = comp[i].schema, comp[i].rules, comp[i].props
 		ver.rootKeysFold = rootKeysFold(ver.schema)
 		ver.columns, ver.columnsErr = printcolumns.Compile(v.AdditionalPrinterColumns)
+		ver.selectable = compileSelectableFields(v.SelectableFields)
 		if sr := v.Subresources; sr != nil {
 			ver.statusSubresource = sr.Status != nil
 			ver.scaleSub = sr.Scale

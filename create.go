@@ -96,16 +96,18 @@ func (r *request) wipeSystemFields() {
 	}
 	md := r.metadata()
 	if r.mdKeys.known {
-		// Kept metadata has no deletion fields; delete only what is there.
+		// Delete only what is there.
 		for _, f := range [...]struct {
 			key  objectmeta.Keys
 			name string
-		}{{objectmeta.KeyCreationTimestamp, "creationTimestamp"}, {objectmeta.KeyUID, "uid"}, {objectmeta.KeySelfLink, "selfLink"}} {
+		}{{objectmeta.KeyCreationTimestamp, "creationTimestamp"}, {objectmeta.KeyUID, "uid"}, {objectmeta.KeySelfLink, "selfLink"},
+			{objectmeta.KeyDeletionTimestamp, "deletionTimestamp"}, {objectmeta.KeyDeletionGracePeriodSeconds, "deletionGracePeriodSeconds"}} {
 			if r.mdKeys.keys&f.key != 0 {
 				delete(md, f.name)
 			}
 		}
-		r.mdKeys.keys &^= objectmeta.KeyCreationTimestamp | objectmeta.KeyUID | objectmeta.KeySelfLink
+		r.mdKeys.keys &^= objectmeta.KeyCreationTimestamp | objectmeta.KeyUID | objectmeta.KeySelfLink |
+			objectmeta.KeyDeletionTimestamp | objectmeta.KeyDeletionGracePeriodSeconds
 		return
 	}
 	objectmeta.WipeSystemFields(md)
@@ -260,7 +262,7 @@ func (r *request) warnFinalizers() {
 // storeAndRead sets the response object: the object stored at the storage
 // version and read back at this one.
 func (r *request) storeAndRead(opts ConvertOptions) {
-	if r.failed() {
+	if r.failed() || r.res.Deleted {
 		return
 	}
 	c := r.v.crd

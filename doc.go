@@ -44,12 +44,24 @@
 // converter followed by its coercion. Version.Default and DefaultTyped are
 // client-side defaulting.
 //
+// The rest of an object's life: Version.Delete answers a DELETE of the live
+// object (DeleteOptions checked, preconditions, the garbage collector's
+// finalizers, the object kept with a deletion timestamp or gone, as
+// Result.Deleted says); an update that leaves no finalizer on an object
+// being deleted deletes it (Result.Deleted). Version.Selector, List and
+// Selector.Matches evaluate a list request's label and field selectors
+// (metadata.name, metadata.namespace, selectableFields). Version.Scale,
+// UpdateScaleJSON and PatchScale answer GET, PUT and PATCH of the scale
+// subresource.
+//
 // # Pipelines
 //
 // Each request kind is one function that lists the server's steps in the
 // server's order, one step per line, with the section of
 // research/upstream.md it follows: create (create.go), update and status
-// update (update.go), read (read.go) and convert (convert.go).
+// update (update.go), delete (delete.go), the scale subresource
+// (scale.go), read (read.go) and convert (convert.go); list selection is
+// selector.go.
 // The steps the write pipelines share (decoding, schema coercion, defaults
 // of the object's version, field validation, the API-version check) are in
 // steps.go; the strategy's validation of an object is in

@@ -331,10 +331,10 @@ func (p *patchRequest) patchDocument(current []byte) ([]byte, []string, error) {
 		if strict {
 			errs, err := handlers.StrictJSONPatch(p.data)
 			if err != nil {
-				return nil, nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding patch: %v", err))
+				return nil, nil, apierrors.NewBadRequest(err.Error())
 			}
 			for _, e := range errs {
-				applied = append(applied, "json patch "+e.Error())
+				applied = append(applied, e.Error())
 			}
 		}
 		limitJSONPatchCopies()

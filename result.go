@@ -59,6 +59,19 @@ type Result struct {
 	// Created is true when the request created the object (the server
 	// answers 201 Created): a create, or an apply with no live object.
 	Created bool
+	// Deleted reports that the request removed the object from storage: a
+	// DELETE of an object left without finalizers (Object is then the
+	// server's Status of success), or an update of an object being deleted
+	// that leaves it no finalizer (Object is then the object as the update
+	// left it, which the server returns without storing it). False when the
+	// object lives on, for example with a deletion timestamp, waiting for
+	// its finalizers.
+	Deleted bool
+	// Code is the HTTP status code of a successful DELETE: 200, or 202
+	// Accepted when the request set orphanDependents false and the object
+	// is kept. Other requests leave it 0 (a create answers 201, an update
+	// 200), as does any refusal (Err carries its code).
+	Code int
 }
 
 // Status returns the server's Status for a failed request, or nil.

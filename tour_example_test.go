@@ -27,7 +27,7 @@ spec:
   - name: v1
     served: true
     storage: true
-    subresources: {status: {}}
+    subresources: {status: {}, scale: {specReplicasPath: .spec.replicas, statusReplicasPath: .status.replicas}}
     additionalPrinterColumns: [{name: Replicas, type: integer, jsonPath: .spec.replicas}]
     schema:
       openAPIV3Schema:
@@ -105,6 +105,15 @@ func Example() {
 	res = v.Apply(applyConfig, live, crdkit.PatchOptions{ManagedFields: crdkit.ManagedFields{FieldManager: "gitops"}})
 	fmt.Println(res.Err) // a 409 names the managers whose fields the apply would change; Force takes them
 
+	// the rest of an object's life: DELETE (with finalizers the object is kept, with a deletionTimestamp;
+	// an update that removes the last one deletes it: res.Deleted), list selectors, the scale subresource
+	res = v.Delete(live, crdkit.DeleteOptions{})
+	fmt.Println(res.Err, res.Deleted, res.Code)
+	items, err := v.List(objects, crdkit.ListOptions{LabelSelector: "!app", FieldSelector: "metadata.name=nightly"})
+	fmt.Println(len(items), err)
+	res = v.PatchScale(crdkit.MergePatch, []byte(`{"spec":{"replicas":3}}`), live, crdkit.UpdateOptions{}) // PATCH /scale
+	fmt.Println(res.Err, res.Object["spec"])
+
 	stored, err := v.Read(live)                  // the read path: storage-version defaults, conversion
 	v.Default(obj)                               // client-side defaulting before a diff (in place)
 	err = crdkit.DefaultTyped(v, &myTypedObject) // the same for a controller's Go struct
@@ -133,8 +142,11 @@ func Example() {
 	// <nil>
 	// <nil> map[cronSpec:0 3 * * * image:backup:v1234 replicas:3]
 	// Apply failed with 1 conflict: conflict with "before-first-apply" using stable.example.com/v1: .spec.image
+	// <nil> true 200
+	// 1 <nil>
+	// <nil> map[replicas:3]
 	// map[cronSpec:0 3 * * * image:backup:v1234 replicas:1] 1 <nil>
 	// Replicas 1 <nil>
 	// [spec: Invalid value: many replicas need an image]
-	// 4 <nil>
+	// 5 <nil>
 }

@@ -139,6 +139,7 @@ func (v *Version) updateWith(raw []byte, obj, live map[string]any, opts UpdateOp
 	u.validateUpdate()                                       // §2.4, §2.7: validateCommonFields, strategy.ValidateUpdate
 	u.keepManagedFieldsTimes()                               // §2.4: IgnoreManagedFieldsTimestampsTransformer
 	u.warnFinalizers()                                       // §2.4: warnings for added finalizers (not on /status)
+	u.deleteIfFinalized()                                    // §11.2: ShouldDeleteDuringUpdate: no finalizer left on an object being deleted
 	r.storeAndRead(opts.Convert)                             // §2.3.13-14: encode at the storage version, read back
 	u.dropServerFields()                                     // the result leaves out what only a server fills
 	return r.res

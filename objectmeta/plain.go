@@ -1,6 +1,7 @@
 package objectmeta
 
 import (
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -19,9 +20,10 @@ import (
 
 // plainMetaFromMap is the JSON round trip of an unstructured metadata map
 // into ObjectMeta (Get), for a map that holds only string fields,
-// generation, labels, annotations, finalizers, owner references and
-// creationTimestamp, all with well-formed values: the decoded ObjectMeta then has no unknown
-// field and no error.
+// generation, labels, annotations, finalizers, owner references,
+// creationTimestamp, deletionTimestamp and deletionGracePeriodSeconds, all
+// with well-formed values: the decoded ObjectMeta then has no unknown field
+// and no error.
 func plainMetaFromMap(m map[string]any) (*metav1.ObjectMeta, bool) {
 	meta := new(metav1.ObjectMeta)
 	for k, v := range m {
@@ -85,6 +87,26 @@ func plainMetaFromMap(m map[string]any) (*metav1.ObjectMeta, bool) {
 					return nil, false
 				}
 				meta.CreationTimestamp = metav1.Time{Time: t.Local()}
+			default:
+				return nil, false
+			}
+		case "deletionTimestamp":
+			switch ts := v.(type) {
+			case nil:
+			case string:
+				t, err := time.Parse(time.RFC3339, ts)
+				if err != nil {
+					return nil, false
+				}
+				meta.DeletionTimestamp = &metav1.Time{Time: t.Local()}
+			default:
+				return nil, false
+			}
+		case "deletionGracePeriodSeconds":
+			switch g := v.(type) {
+			case nil:
+			case int64:
+				meta.DeletionGracePeriodSeconds = &g
 			default:
 				return nil, false
 			}
@@ -209,8 +231,7 @@ func plainOwnerRefs(v any) ([]metav1.OwnerReference, bool) {
 // meta (Set) when meta has nothing but the fields
 // plainMetaFromMap reads, and no empty non-nil map or list.
 func plainMetaToMap(meta *metav1.ObjectMeta) (map[string]any, bool) {
-	if meta.DeletionTimestamp != nil || meta.DeletionGracePeriodSeconds != nil ||
-		(meta.OwnerReferences != nil && len(meta.OwnerReferences) == 0) || meta.ManagedFields != nil ||
+	if (meta.OwnerReferences != nil && len(meta.OwnerReferences) == 0) || meta.ManagedFields != nil ||
 		(meta.Labels != nil && len(meta.Labels) == 0) || (meta.Annotations != nil && len(meta.Annotations) == 0) ||
 		(meta.Finalizers != nil && len(meta.Finalizers) == 0) {
 		return nil, false
@@ -232,6 +253,16 @@ func plainMetaToMap(meta *metav1.ObjectMeta) (map[string]any, bool) {
 	if !meta.CreationTimestamp.IsZero() {
 		// metav1.Time.ToUnstructured: RFC 3339 in UTC, whole seconds.
 		out["creationTimestamp"] = meta.CreationTimestamp.UTC().Format(time.RFC3339)
+	}
+	if ts := meta.DeletionTimestamp; ts != nil {
+		// A zero time goes back as null.
+		out["deletionTimestamp"] = nil
+		if !ts.IsZero() {
+			out["deletionTimestamp"] = ts.UTC().Format(time.RFC3339)
+		}
+	}
+	if g := meta.DeletionGracePeriodSeconds; g != nil {
+		out["deletionGracePeriodSeconds"] = *g
 	}
 	if meta.Labels != nil {
 		out["labels"] = anyMap(meta.Labels)
@@ -334,18 +365,41 @@ func generateNameValid(gn string) bool {
 // ValidateObjectMetaAccessorUpdate, and ValidateObjectMetaDeclaratively for
 // an update) certainly find nothing: plain new metadata (as plainMetaValid,
 // with the uid allowed) that keeps old's name, namespace, uid and creation
-// timestamp, has a resourceVersion, does not lower the generation, and an
-// old object that is not being deleted. false means "ask the server's
-// validators".
+// timestamp, has a resourceVersion, does not lower the generation, and,
+// for an object being deleted, keeps its deletion timestamp and grace
+// period and adds no finalizer. false means "ask the server's validators".
 func plainUpdateValid(meta, old *metav1.ObjectMeta, namespaced bool) bool {
-	if old.DeletionTimestamp != nil || old.DeletionGracePeriodSeconds != nil || meta.ResourceVersion == "" ||
+	if (old.DeletionTimestamp != nil || old.DeletionGracePeriodSeconds != nil) && !sameDeletion(meta, old) ||
+		meta.DeletionTimestamp != nil && old.DeletionTimestamp == nil ||
+		meta.DeletionGracePeriodSeconds != nil && old.DeletionGracePeriodSeconds == nil || meta.ResourceVersion == "" ||
 		meta.Generation < old.Generation || meta.Name != old.Name || meta.Namespace != old.Namespace ||
 		meta.UID != old.UID || !meta.CreationTimestamp.UTC().Equal(old.CreationTimestamp.UTC()) {
 		return false
 	}
 	m := *meta
 	m.UID = ""
+	m.DeletionTimestamp, m.DeletionGracePeriodSeconds = nil, nil
 	return plainMetaValid(&m, namespaced)
+}
+
+// sameDeletion reports that meta keeps old's deletion timestamp and grace
+// period (as the immutability checks compare them) and that every
+// finalizer of meta is one of old's (no new finalizers while deleting).
+func sameDeletion(meta, old *metav1.ObjectMeta) bool {
+	if (meta.DeletionTimestamp == nil) != (old.DeletionTimestamp == nil) ||
+		meta.DeletionTimestamp != nil && !meta.DeletionTimestamp.UTC().Equal(old.DeletionTimestamp.UTC()) {
+		return false
+	}
+	if (meta.DeletionGracePeriodSeconds == nil) != (old.DeletionGracePeriodSeconds == nil) ||
+		meta.DeletionGracePeriodSeconds != nil && *meta.DeletionGracePeriodSeconds != *old.DeletionGracePeriodSeconds {
+		return false
+	}
+	for _, f := range meta.Finalizers {
+		if !slices.Contains(old.Finalizers, f) {
+			return false
+		}
+	}
+	return true
 }
 
 // isDNSLabel is a lower-case RFC 1123 label of at most 63 characters.
@@ -437,8 +491,7 @@ func Canonical(m map[string]any) bool {
 type Keys uint16
 
 // The keys canonical metadata may hold; any other key makes it not
-// canonical (deletionTimestamp, deletionGracePeriodSeconds and
-// managedFields among them).
+// canonical (managedFields among them).
 const (
 	KeyName Keys = 1 << iota
 	KeyGenerateName
@@ -452,6 +505,8 @@ const (
 	KeyFinalizers
 	KeyOwnerReferences
 	KeyCreationTimestamp
+	KeyDeletionTimestamp
+	KeyDeletionGracePeriodSeconds
 )
 
 // CanonicalKeys is Canonical that also returns, when m is canonical, the
@@ -566,6 +621,23 @@ func canonicalKeys(m map[string]any, checkNew bool) (keys Keys, rest, ok bool) {
 				return 0, false, false
 			}
 			keys |= KeyCreationTimestamp
+			continue
+		case "deletionTimestamp":
+			s, ok := v.(string)
+			if !ok {
+				return 0, false, false
+			}
+			t, err := time.Parse(time.RFC3339, s)
+			if err != nil || t.IsZero() || t.UTC().Format(time.RFC3339) != s {
+				return 0, false, false
+			}
+			keys |= KeyDeletionTimestamp
+			continue
+		case "deletionGracePeriodSeconds":
+			if _, ok := v.(int64); !ok {
+				return 0, false, false
+			}
+			keys |= KeyDeletionGracePeriodSeconds
 			continue
 		default:
 			return 0, false, false

@@ -388,3 +388,69 @@ func FuzzPlainUpdateMeta(f *testing.F) {
 		checkPlainUpdate(t, m, o)
 	})
 }
+
+// TestPlainUpdateTerminatingAgreesWithServer: the shortcut for objects
+// being deleted (deletion timestamp and grace period kept, no new
+// finalizer) against the server's validators, on updates that keep,
+// change or drop the deletion fields and keep, drop, add or replace
+// finalizers.
+func TestPlainUpdateTerminatingAgreesWithServer(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	valid := 0
+	times := []any{"2024-01-02T03:04:05Z", "2024-01-02T04:04:05+01:00", "2025-01-02T03:04:05Z", nil}
+	graces := []any{int64(0), int64(30), int64(-1), nil}
+	fins := []any{"example.com/a", "example.com/b", "orphan", "foregroundDeletion", "Bad Name"}
+	pickFins := func() []any {
+		var l []any
+		for _, f := range fins {
+			if r.IntN(3) == 0 {
+				l = append(l, f)
+			}
+		}
+		return l
+	}
+	for range 20000 {
+		o := map[string]any{"name": "n", "namespace": "ns", "uid": "u", "generation": int64(2), "resourceVersion": "4"}
+		if ts := times[r.IntN(len(times))]; ts != nil {
+			o["deletionTimestamp"] = ts
+		}
+		if g := graces[r.IntN(len(graces))]; g != nil {
+			o["deletionGracePeriodSeconds"] = g
+		}
+		if l := pickFins(); l != nil {
+			o["finalizers"] = l
+		}
+		m := map[string]any{}
+		for k, x := range o {
+			m[k] = x
+		}
+		switch r.IntN(6) {
+		case 0:
+			if ts := times[r.IntN(len(times))]; ts != nil {
+				m["deletionTimestamp"] = ts
+			} else {
+				delete(m, "deletionTimestamp")
+			}
+		case 1:
+			if g := graces[r.IntN(len(graces))]; g != nil {
+				m["deletionGracePeriodSeconds"] = g
+			} else {
+				delete(m, "deletionGracePeriodSeconds")
+			}
+		case 2:
+			if l := pickFins(); l != nil {
+				m["finalizers"] = l
+			} else {
+				delete(m, "finalizers")
+			}
+		case 3:
+			k := metaKeys[r.IntN(12)]
+			m[k] = randomMetaValue(r, k)
+		}
+		valid += b2i(checkPlainUpdate(t, m, o))
+	}
+	t.Logf("shortcut taken: %d", valid)
+	if valid < 1000 {
+		t.Errorf("the shortcut was rarely taken (%d): the test checks too little", valid)
+	}
+}

@@ -11,7 +11,8 @@ import (
 	"github.com/crdkit/crdkit/printcolumns"
 )
 
-const getHelp = `usage: crdkit get [--crds FILE|DIR]... [-n NAMESPACE] [-o wide|json] FILE|DIR|-...
+const getHelp = `usage: crdkit get [--crds FILE|DIR]... [-n NAMESPACE] [-l SELECTOR]
+                  [--field-selector SELECTOR] [-o wide|json] FILE|DIR|-...
 
 Prints what "kubectl get" prints for these objects once created: the table
 the server returns (the CRD's additionalPrinterColumns, or NAME and AGE),
@@ -19,6 +20,12 @@ one table per kind and version, in kubectl's layout. Each object is first
 created as "crdkit validate" creates it (dry run, fieldValidation Ignore),
 so defaults show; an object the server would refuse is reported on standard
 error instead. Lists are shown item by item. AGE counts from now.
+
+-l (--selector) and --field-selector keep the objects the server's list
+would return for them, in its order: label selectors as kubectl's -l,
+field selectors on metadata.name, metadata.namespace and the version's
+selectableFields. A selector the server refuses is its 400 message and
+exit status 2; "No resources found" when nothing matches.
 
 -o wide adds the columns of priority above 0, as kubectl get -o wide; -o
 json prints the server's meta.k8s.io/v1 Table (what it returns for
@@ -31,6 +38,7 @@ errors.
 Examples:
   crdkit get examples/crontab/
   crdkit get -n prod -o wide examples/crontab/
+  crdkit get -l 'app in (web,api)' --field-selector metadata.name!=old examples/crontab/
   kubectl get crontabs -A -o yaml | crdkit get --crds crds/ -
 `
 
@@ -42,6 +50,11 @@ func get(args []string, stdout, stderr io.Writer) int {
 	fs.Var(&crds, "crds", "a CRD file or directory (repeatable); CRDs among the inputs are used too")
 	out := fs.String("o", "", "output format: empty (kubectl's table), wide, or json (the metav1.Table)")
 	ns := namespaceFlag(fs.FlagSet)
+	var labelSel, fieldSel string
+	const lUsage = "a label selector, as kubectl get -l: only the objects whose labels match, e.g. app=web,tier!=db or 'env in (prod,dev)'; the server's 400 message when it does not parse"
+	fs.StringVar(&labelSel, "l", "", lUsage)
+	fs.StringVar(&labelSel, "selector", "", "the same as -l")
+	fs.StringVar(&fieldSel, "field-selector", "", "a field selector, as kubectl get --field-selector: metadata.name, metadata.namespace and the version's selectableFields, e.g. spec.color=red,metadata.name!=x; any other field is the server's 400 'field label not supported'")
 	paths, status, ok := fs.parse(args, stdout, stderr)
 	if !ok {
 		return status
@@ -100,6 +113,25 @@ func get(args []string, stdout, stderr io.Writer) int {
 		status = 2
 	}
 	var tables []any
+	if labelSel != "" || fieldSel != "" {
+		// As the server's list: the objects the selectors match, in its
+		// order; a selector it refuses is refused for every kind.
+		shown := order[:0]
+		for _, v := range order {
+			objs, err := v.List(groups[v].objs, crdkit.ListOptions{LabelSelector: labelSel, FieldSelector: fieldSel})
+			if err != nil {
+				fmt.Fprintf(stderr, "crdkit: %s %s/%s: %v\n", v.CRD().Kind(), v.CRD().Group(), v.Name(), err)
+				status = 2
+				continue
+			}
+			if groups[v].objs = objs; len(objs) > 0 || *out == "json" {
+				shown = append(shown, v)
+			}
+		}
+		if order = shown; len(order) == 0 && status != 2 {
+			fmt.Fprintln(stderr, "No resources found")
+		}
+	}
 	for i, v := range order {
 		t, err := v.Table(groups[v].objs, printcolumns.TableOptions{})
 		if err != nil {

@@ -40,6 +40,11 @@ func TestREADMECommands(t *testing.T) {
 			}
 			cmd, _, _ = strings.Cut(cmd, "#") // a comment
 			args := strings.Fields(strings.TrimPrefix(strings.TrimSpace(cmd), "go run ./cmd/crdkit"))
+			for i, a := range args { // a word the shell would unquote ('!app')
+				if len(a) > 1 && a[0] == '\'' && a[len(a)-1] == '\'' {
+					args[i] = a[1 : len(a)-1]
+				}
+			}
 			var code int
 			var out, errs string
 			switch {

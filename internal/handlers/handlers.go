@@ -1,15 +1,18 @@
-// Package handlers words some errors exactly as the API server's handlers
-// package (k8s.io/apiserver/pkg/endpoints/handlers) does. Go's JSON errors
-// name the type a value was decoded into, and the server decodes the
-// operations of a JSON patch into its own handlers.jsonPatchOp: the type
-// here has that name so that "error decoding patch: json: cannot unmarshal
-// number into Go value of type []handlers.jsonPatchOp" reads the same.
+// Package handlers holds what crdkit needs to reproduce the API server's
+// request handlers (k8s.io/apiserver/pkg/endpoints/handlers) byte for
+// byte where their messages name their own Go types: decoding errors
+// quote a type as "handlers.<name>", so the types live in a package of
+// that name.
 package handlers
 
-import kjson "sigs.k8s.io/json"
+import (
+	"fmt"
 
-// jsonPatchOp is one JSON patch operation, as the server reads it to find
-// duplicate and unknown fields.
+	kjson "sigs.k8s.io/json"
+)
+
+// jsonPatchOp is a JSON patch operation as the patch handler reads one
+// for its strict checks.
 type jsonPatchOp struct {
 	Op    string `json:"op"`
 	Path  string `json:"path"`
@@ -17,10 +20,18 @@ type jsonPatchOp struct {
 	Value any    `json:"value"`
 }
 
-// StrictJSONPatch decodes a JSON patch strictly as the patch handler does
-// before applying it: err when it is not a list of operations, strictErrs
-// for the duplicate and unknown fields of its operations.
-func StrictJSONPatch(data []byte) (strictErrs []error, err error) {
+// StrictJSONPatch reads a JSON patch's operations as the patch handler
+// does in Warn and Strict: the strict errors (unknown keys and duplicates
+// in an operation), each prefixed "json patch ", or the handler's error
+// text for a patch that does not decode.
+func StrictJSONPatch(patch []byte) ([]error, error) {
 	var ops []jsonPatchOp
-	return kjson.UnmarshalStrict(data, &ops)
+	errs, err := kjson.UnmarshalStrict(patch, &ops)
+	if err != nil {
+		return nil, fmt.Errorf("error decoding patch: %v", err)
+	}
+	for i, e := range errs {
+		errs[i] = fmt.Errorf("json patch %v", e)
+	}
+	return errs, nil
 }

@@ -1,0 +1,259 @@
+package servertest
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/crdkit/crdkit"
+	"github.com/crdkit/crdkit/conformance/oracle"
+)
+
+// TestServerScale creates objects of every served version of the corpus
+// CRDs with a scale subresource (one with spec replicas, one without where
+// the schema allows) and compares GETs, PUTs and PATCHes (JSON merge patch,
+// JSON patch, and the strategic merge patch the server refuses) of their
+// Scale, as dry runs in every field-validation mode that matters, with
+// crdkit's Version.Scale, UpdateScaleJSON and PatchScale: codes, messages
+// (a 422's causes sorted), warnings and the Scale returned.
+func TestServerScale(t *testing.T) {
+	if corpusDir() == "" {
+		t.Skip("corpus not found: set CRDKIT_CORPUS to the corpus root (the directory holding crds/)")
+	}
+	b := setup(t)
+	agr := newAgreement()
+	defer agr.report(t)
+	n := 0
+	for i := range b.corpus {
+		r := b.results[1+i]
+		if !r.Established || r.CRD == nil {
+			continue
+		}
+		for vi, v := range r.CRD.Spec.Versions {
+			if !v.Served || v.Subresources == nil || v.Subresources.Scale == nil {
+				continue
+			}
+			ck := loadCrdkit(t, r.CRD)
+			if ck == nil {
+				continue
+			}
+			n++
+			scaleVersion(t, agr, ck, r.CRD, v.Name, v.Subresources.Scale, fmt.Sprintf("scale-%d-%d", i, vi))
+		}
+	}
+	if n == 0 {
+		t.Skip("no corpus CRD has a scale subresource")
+	}
+}
+
+func scaleVersion(t *testing.T, agr *agreement, ck *crdkit.CRD, crd *apiextensionsv1.CustomResourceDefinition, version string, sc *apiextensionsv1.CustomResourceSubresourceScale, ns string) {
+	base, _ := validBase(t, crd, version)
+	if base == nil {
+		agr.skip("scale: no valid object the server accepts")
+		return
+	}
+	path := strings.Split(strings.TrimPrefix(sc.SpecReplicasPath, "."), ".")
+	mk := func(name string, replicas any) map[string]any {
+		obj := deepCopyJSON(base)
+		md, _ := obj["metadata"].(map[string]any)
+		if _, set := md["namespace"]; set {
+			md["namespace"] = ns
+		}
+		cur := obj
+		for i, k := range path {
+			if i == len(path)-1 {
+				if replicas == nil {
+					delete(cur, k)
+				} else {
+					cur[k] = replicas
+				}
+				break
+			}
+			next, _ := cur[k].(map[string]any)
+			if next == nil {
+				next = map[string]any{}
+				cur[k] = next
+			}
+			cur = next
+		}
+		live, _ := createObject(t, crd, version, ns, name, obj)
+		return live
+	}
+	lives := map[string]map[string]any{"replicas": mk("scaled", int64(2)), "no-replicas": mk("unscaled", nil)}
+	for kind, live := range lives {
+		if live == nil {
+			agr.skip("scale: create refused (" + kind + ")")
+			continue
+		}
+		md := live["metadata"].(map[string]any)
+		name := md["name"].(string)
+		rv := md["resourceVersion"].(string)
+		l := &scaleCase{t: t, agr: agr, ck: ck, crd: crd, version: version, ns: ns, name: name, live: live}
+		l.get()
+		full := func(extra string) string {
+			return fmt.Sprintf(`{"apiVersion":"autoscaling/v1","kind":"Scale","metadata":{"name":%q%s},"spec":{"replicas":3}}`, name, extra)
+		}
+		all := []oracle.FieldValidation{oracle.Ignore, oracle.Warn, oracle.Strict}
+		warn := []oracle.FieldValidation{oracle.Warn}
+		for _, c := range []struct {
+			name  string
+			body  string
+			modes []oracle.FieldValidation
+		}{
+			{"full", full(""), warn},
+			{"no-type-meta", fmt.Sprintf(`{"metadata":{"name":%q},"spec":{"replicas":4}}`, name), warn},
+			{"no-name", `{"spec":{"replicas":4}}`, warn},
+			{"other-name", `{"metadata":{"name":"zz"},"spec":{"replicas":4}}`, warn},
+			{"other-namespace", full(`,"namespace":"elsewhere"`), warn},
+			{"resourceVersion-met", full(fmt.Sprintf(`,"resourceVersion":%q`, rv)), warn},
+			{"resourceVersion-stale", full(`,"resourceVersion":"1"`), warn},
+			{"resourceVersion-malformed", full(`,"resourceVersion":"abc"`), warn},
+			{"uid-other", full(`,"uid":"6a2e9b8e-0000-4000-8000-000000000001"`), warn},
+			{"labels", full(`,"labels":{"a":"b"}`), warn},
+			{"replicas-0", fmt.Sprintf(`{"metadata":{"name":%q},"spec":{"replicas":0}}`, name), warn},
+			{"replicas-none", fmt.Sprintf(`{"metadata":{"name":%q},"spec":{}}`, name), warn},
+			{"replicas-negative", fmt.Sprintf(`{"metadata":{"name":%q},"spec":{"replicas":-1}}`, name), warn},
+			{"replicas-max", fmt.Sprintf(`{"metadata":{"name":%q},"spec":{"replicas":2147483647}}`, name), warn},
+			{"replicas-min", fmt.Sprintf(`{"metadata":{"name":%q},"spec":{"replicas":-2147483648}}`, name), warn},
+			{"replicas-overflow", fmt.Sprintf(`{"metadata":{"name":%q},"spec":{"replicas":2147483648}}`, name), warn},
+			{"replicas-string", fmt.Sprintf(`{"metadata":{"name":%q},"spec":{"replicas":"5"}}`, name), warn},
+			{"replicas-float", fmt.Sprintf(`{"metadata":{"name":%q},"spec":{"replicas":1.5}}`, name), warn},
+			{"status", fmt.Sprintf(`{"metadata":{"name":%q},"spec":{"replicas":3},"status":{"replicas":9,"selector":"x=y"}}`, name), warn},
+			{"unknown-field", fmt.Sprintf(`{"metadata":{"name":%q},"spec":{"replicas":3,"bogus":1},"zz":1}`, name), all},
+			{"duplicate-field", fmt.Sprintf(`{"metadata":{"name":%q},"spec":{"replicas":3,"replicas":5}}`, name), all},
+			{"unknown-metadata-field", fmt.Sprintf(`{"metadata":{"name":%q,"zz":1},"spec":{"replicas":3}}`, name), all},
+			{"wrong-case", fmt.Sprintf(`{"metadata":{"name":%q},"Spec":{"replicas":3}}`, name), all},
+			{"autoscaling-v2", `{"apiVersion":"autoscaling/v2","kind":"Scale","metadata":{"name":"x"},"spec":{"replicas":3}}`, warn},
+			{"extensions-v1beta1", fmt.Sprintf(`{"apiVersion":"extensions/v1beta1","kind":"Scale","metadata":{"name":%q},"spec":{"replicas":3}}`, name), warn},
+			{"other-kind", fmt.Sprintf(`{"apiVersion":"autoscaling/v1","kind":"Other","metadata":{"name":%q},"spec":{"replicas":3}}`, name), warn},
+			{"kind-only", fmt.Sprintf(`{"kind":"Scale","metadata":{"name":%q},"spec":{"replicas":3}}`, name), warn},
+			{"not-json", `spec: {replicas: 3}`, warn},
+			{"array", `[]`, warn},
+			{"empty", ``, warn},
+		} {
+			for _, mode := range c.modes {
+				l.put(c.name, c.body, mode)
+			}
+		}
+		merge, jsonp := types.MergePatchType, types.JSONPatchType
+		for _, c := range []struct {
+			name  string
+			pt    types.PatchType
+			patch string
+			modes []oracle.FieldValidation
+		}{
+			{"merge", merge, `{"spec":{"replicas":5}}`, warn},
+			{"merge-null", merge, `{"spec":{"replicas":null}}`, warn},
+			{"merge-empty", merge, `{}`, warn},
+			{"merge-labels", merge, `{"metadata":{"labels":{"a":"b"}}}`, warn},
+			{"merge-name", merge, `{"metadata":{"name":"zz"}}`, warn},
+			{"merge-namespace", merge, `{"metadata":{"namespace":"elsewhere"}}`, warn},
+			{"merge-resourceVersion-stale", merge, `{"metadata":{"resourceVersion":"1"},"spec":{"replicas":5}}`, warn},
+			{"merge-status", merge, `{"status":{"replicas":7},"spec":{"replicas":5}}`, warn},
+			{"merge-negative", merge, `{"spec":{"replicas":-3}}`, warn},
+			{"merge-string", merge, `{"spec":{"replicas":"5"}}`, warn},
+			{"merge-unknown", merge, `{"spec":{"replicas":5,"bogus":1}}`, all},
+			{"merge-duplicate", merge, `{"spec":{"replicas":5},"spec":{"replicas":6}}`, all},
+			{"merge-kind", merge, `{"kind":"Other"}`, warn},
+			{"merge-kind-null", merge, `{"kind":null}`, warn},
+			{"merge-apiVersion-null", merge, `{"apiVersion":null}`, warn},
+			{"merge-apiVersion-v2", merge, `{"apiVersion":"autoscaling/v2"}`, warn},
+			{"merge-apiVersion-apps", merge, `{"apiVersion":"apps/v1beta2"}`, warn},
+			{"merge-apiVersion-extensions", merge, `{"apiVersion":"extensions/v1beta1","spec":{"replicas":5}}`, warn},
+			{"merge-managedFields", merge, `{"metadata":{"managedFields":null},"spec":{"replicas":5}}`, warn},
+			{"json-test-managedFields", jsonp, `[{"op":"test","path":"/metadata/managedFields/0/apiVersion","value":"autoscaling/v1"},{"op":"replace","path":"/spec/replicas","value":6}]`, warn},
+			{"merge-array", merge, `[1]`, warn},
+			{"merge-not-json", merge, `{`, warn},
+			{"json-replace", jsonp, `[{"op":"replace","path":"/spec/replicas","value":6}]`, warn},
+			{"json-add", jsonp, `[{"op":"add","path":"/spec/replicas","value":6}]`, warn},
+			{"json-remove", jsonp, `[{"op":"remove","path":"/spec/replicas"}]`, warn},
+			{"json-test-failed", jsonp, `[{"op":"test","path":"/spec/replicas","value":99},{"op":"replace","path":"/spec/replicas","value":6}]`, warn},
+			{"json-bad-path", jsonp, `[{"op":"replace","path":"/spec/nope/x","value":6}]`, warn},
+			{"json-bad-op", jsonp, `[{"op":"frobnicate","path":"/spec/replicas","value":6}]`, warn},
+			{"json-not-list", jsonp, `{"op":"replace"}`, warn},
+			{"json-unknown-key", jsonp, `[{"op":"replace","path":"/spec/replicas","value":6,"extra":1}]`, all},
+			{"json-unknown-field", jsonp, `[{"op":"add","path":"/spec/bogus","value":6}]`, all},
+			{"strategic", types.StrategicMergePatchType, `{"spec":{"replicas":5}}`, warn},
+		} {
+			for _, mode := range c.modes {
+				l.patch(c.name, c.pt, c.patch, mode)
+			}
+		}
+	}
+}
+
+// scaleCase is one live object whose Scale requests are compared.
+type scaleCase struct {
+	t                 *testing.T
+	agr               *agreement
+	ck                *crdkit.CRD
+	crd               *apiextensionsv1.CustomResourceDefinition
+	version, ns, name string
+	live              map[string]any
+}
+
+func (l *scaleCase) get() {
+	sr := l.send("GET", "", nil, "")
+	l.compare("scale-get", "get", "", sr, l.ck.Version(l.version).Scale(l.live))
+}
+
+func (l *scaleCase) put(name, body string, mode oracle.FieldValidation) {
+	var b []byte
+	if body != "" {
+		b = []byte(body)
+	}
+	sr := l.send("PUT", "", b, mode)
+	res := l.ck.Version(l.version).UpdateScaleJSON(b, l.live, crdkit.UpdateOptions{FieldValidation: crdkit.FieldValidation(mode)})
+	l.compare("scale-put", name, fmt.Sprintf("[%s] %s", mode, body), sr, res)
+}
+
+func (l *scaleCase) patch(name string, pt types.PatchType, patch string, mode oracle.FieldValidation) {
+	sr := l.send("PATCH", string(pt), []byte(patch), mode)
+	res := l.ck.Version(l.version).PatchScale(crdkit.PatchType(pt), []byte(patch), l.live, crdkit.UpdateOptions{FieldValidation: crdkit.FieldValidation(mode)})
+	l.compare("scale-patch", name, fmt.Sprintf("[%s] %s %s", mode, pt, patch), sr, res)
+}
+
+func (l *scaleCase) send(method, contentType string, body []byte, mode oracle.FieldValidation) oracle.Result {
+	q := url.Values{}
+	if method != "GET" {
+		q.Set("dryRun", "All")
+	}
+	if mode != "" {
+		q.Set("fieldValidation", string(mode))
+	}
+	rctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	sr, err := srv.DoRaw(rctx, oracle.RawRequest{Method: method, CRD: l.crd.Name, Version: l.version, Namespace: l.ns, Name: l.name,
+		Subresource: "scale", Query: q, ContentType: contentType, Body: body})
+	if err != nil {
+		l.t.Fatalf("%s %s %s: %v", l.crd.Name, l.version, method, err)
+	}
+	return sr
+}
+
+func (l *scaleCase) compare(capability, kind, input string, sr oracle.Result, res crdkit.Result) {
+	want, got := serverVerdict(sr), updateVerdict(res)
+	sortCauses(want.Causes)
+	sortCauses(got.Causes)
+	desc := fmt.Sprintf("%s %s %s %s\n  input: %s\n  live: %s", l.crd.Name, l.version, l.name, kind, input, mustJSON(l.live))
+	l.agr.record(capability+"-code", kind, got.Code == want.Code && got.Reason == want.Reason,
+		fmt.Sprintf("%s\n  server: %d %s %s\n  crdkit: %d %s %s", desc, want.Code, want.Reason, want.Message, got.Code, got.Reason, got.Message))
+	if want.Code >= 300 && got.Code == want.Code {
+		l.agr.record(capability+"-message", kind, got.Message == want.Message && slices.Equal(got.Causes, want.Causes),
+			fmt.Sprintf("%s\n  server: %s %q\n  crdkit: %s %q", desc, want.Message, want.Causes, got.Message, got.Causes))
+	}
+	l.agr.record(capability+"-warnings", kind, slices.Equal(got.Warnings, want.Warnings),
+		fmt.Sprintf("%s\n  server: %q\n  crdkit: %q", desc, want.Warnings, got.Warnings))
+	if want.Code == 200 && got.Code == 200 {
+		l.agr.record(capability+"-object", kind, reflect.DeepEqual(got.Object, want.Object),
+			fmt.Sprintf("%s\n  server: %s\n  crdkit: %s", desc, mustJSON(want.Object), mustJSON(got.Object)))
+	}
+}

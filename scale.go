@@ -1,0 +1,503 @@
+package crdkit
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"strings"
+
+	jsonpatch "gopkg.in/evanphx/json-patch.v4"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	runtimeschema "k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/managedfields"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	kjson "sigs.k8s.io/json"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+
+	"github.com/crdkit/crdkit/internal/handlers"
+	"github.com/crdkit/crdkit/printcolumns"
+)
+
+// The scale subresource (research/upstream.md §11.4). The server reads and
+// writes an autoscaling/v1 Scale through the version's specReplicasPath,
+// statusReplicasPath and labelSelectorPath: a GET builds the Scale from the
+// object; a PUT or PATCH builds the request's Scale (the body, or the patch
+// applied to the object's Scale), copies its spec.replicas (and a
+// resourceVersion it names) into the object, and updates the object as a
+// PUT of the whole object would (generation, status kept, ratcheted
+// validation: the scale paths' own checks and the schema's), then answers
+// with the Scale of the object stored.
+
+// invalidSpecReplicas is what the server's Scale holds for an object
+// without spec replicas, to tell "not set" from any value a client sends.
+const invalidSpecReplicas = math.MinInt32
+
+// Scale answers a GET of the scale subresource of live (as GET of the
+// object returns it): the autoscaling/v1 Scale as the server encodes it,
+// without the fields only a server fills (uid, resourceVersion,
+// creationTimestamp), or its error: 404 for a version without the scale
+// subresource, 500 for an object without spec replicas or with a replica
+// count or selector of another type.
+func (v *Version) Scale(live map[string]any) Result {
+	s := v.newScaleRequest(live, UpdateOptions{})
+	s.warnDeprecated()        // every request to a deprecated version
+	s.checkScaleSubresource() // /scale exists only with the scale subresource
+	s.readLive(live)          // the object as the registry reads it, at this version
+	s.scaleOf(s.old, false)   // ScaleREST.Get: the Scale of the object
+	return s.res
+}
+
+// UpdateScaleJSON answers a PUT of data (an autoscaling/v1 Scale) to the
+// scale subresource of live: the handler decodes the Scale (apiVersion
+// and kind default to autoscaling/v1 Scale; unknown and duplicate fields
+// are warnings in Warn; any decoding error, and any strict error in
+// Strict, is the server's 400, whose message names no field), checks its
+// namespace and name against live's, then the registry sets the object's
+// spec replicas (and the Scale's resourceVersion as a precondition, when it
+// names one) and updates the object; the answer is the Scale of the object
+// stored, or the update's error (its 422 names the object's kind).
+func (v *Version) UpdateScaleJSON(data []byte, live map[string]any, opts UpdateOptions) Result {
+	s := v.newScaleRequest(live, opts)
+	s.warnDeprecated()            // every request to a deprecated version
+	s.checkScaleSubresource()     // /scale exists only with the scale subresource
+	s.decodeScale(data)           // the handler's decoder: a typed autoscaling/v1 Scale
+	s.checkScaleMeta()            // EnsureObjectNamespaceMatchesRequestNamespace, checkName
+	s.readLive(live)              // the registry reads the object
+	s.checkScaleUID()             // the storage's precondition: the Scale's uid
+	s.applyScale()                // scaleUpdatedObjectInfo: spec replicas (and resourceVersion) into the object
+	s.updateObject(opts.Convert)  // the object's update: Version.Update's pipeline
+	s.scaleOf(s.res.Object, true) // the Scale of the object stored
+	return s.res
+}
+
+// PatchScale answers a PATCH of the scale subresource of live with patch,
+// a JSON patch (JSONPatch) or a JSON merge patch (MergePatch), applied, as the server applies it, to the
+// object's Scale encoded as JSON (spec.replicas -2147483648 where the
+// object has none, which the server then refuses as empty); the patched
+// Scale is decoded (unknown fields are warnings in Warn, a 422 in
+// Strict), checked and applied as by UpdateScaleJSON. Other patch types
+// answer the server's 415. The managed fields the server shows in the
+// Scale are not modelled.
+func (v *Version) PatchScale(ptype PatchType, patch []byte, live map[string]any, opts UpdateOptions) Result {
+	pt := types.PatchType(ptype)
+	s := v.newScaleRequest(live, opts)
+	s.warnDeprecated()            // every request to a deprecated version
+	s.checkScaleSubresource()     // /scale exists only with the scale subresource
+	s.checkPatchType(pt, patch)   // the content types the handler takes; the body must be JSON
+	s.readLive(live)              // the registry reads the object
+	s.patchScale(pt, patch)       // jsonPatcher: the patch applied to the object's Scale, decoded
+	s.checkScaleMeta()            // applyPatch: namespace and name of the patched Scale
+	s.applyScale()                // scaleUpdatedObjectInfo: spec replicas (and resourceVersion) into the object
+	s.updateObject(opts.Convert)  // the object's update: Version.Update's pipeline
+	s.scaleOf(s.res.Object, true) // the Scale of the object stored
+	return s.res
+}
+
+// scaleRequest is one request to the scale subresource.
+type scaleRequest struct {
+	*updateRequest
+	opts      UpdateOptions
+	scale     *autoscalingv1.Scale // the request's Scale
+	liveName  string               // the URL's name and namespace: live's
+	liveNS    string
+	liveFound bool
+}
+
+func (v *Version) newScaleRequest(live map[string]any, opts UpdateOptions) *scaleRequest {
+	r := &request{v: v, mode: opts.mode(), fast: true}
+	s := &scaleRequest{updateRequest: &updateRequest{request: r}, opts: opts}
+	if live != nil {
+		md, _ := live["metadata"].(map[string]any)
+		s.liveName, _ = md["name"].(string)
+		if v.crd.Namespaced() {
+			s.liveNS, _ = md["namespace"].(string)
+			if s.liveNS == "" {
+				s.liveNS = "default"
+			}
+		}
+	}
+	return s
+}
+
+// checkScaleSubresource answers 404 for a version without the scale
+// subresource: the server serves no such path.
+func (s *scaleRequest) checkScaleSubresource() {
+	if s.failed() || s.v.scaleSub != nil {
+		return
+	}
+	s.fail(apierrors.NewNotFound(s.v.crd.groupResource(), s.liveName))
+}
+
+// scaleDecodeError is what the handler answers for a Scale body it cannot
+// decode: its error transformation asks the custom resource's type
+// registry for the kind of a Scale, which it does not know.
+func scaleDecodeError() error {
+	return apierrors.NewBadRequest(`no kind is registered for the type v1.Scale in scheme "pkg/runtime/scheme.go:111"`)
+}
+
+// decodeScale decodes a PUT body as the scale handler's decoder does.
+func (s *scaleRequest) decodeScale(data []byte) {
+	if s.failed() {
+		return
+	}
+	scale, strictErrs, err := decodeScaleJSON(data, s.mode != Ignore)
+	if err != nil || len(strictErrs) > 0 && s.mode == Strict {
+		s.fail(scaleDecodeError())
+		return
+	}
+	for _, e := range strictErrs {
+		s.res.Warnings = append(s.res.Warnings, e.Error())
+	}
+	s.scale = scale
+}
+
+// decodeScaleJSON decodes data into an autoscaling/v1 Scale: the type
+// meta (read as encoding/json reads it, absent parts defaulted) must name
+// autoscaling/v1 Scale; then the body, case-sensitively; with strict, the
+// duplicate and unknown fields.
+func decodeScaleJSON(data []byte, strict bool) (*autoscalingv1.Scale, []error, error) {
+	var tm metav1.TypeMeta
+	if err := json.Unmarshal(data, &tm); err != nil {
+		return nil, nil, err
+	}
+	if tm.APIVersion != "" && tm.APIVersion != "autoscaling/v1" || tm.Kind != "" && tm.Kind != "Scale" {
+		gv, kind := tm.APIVersion, tm.Kind
+		if gv == "" {
+			gv = "autoscaling/v1"
+		}
+		if kind == "" {
+			kind = "Scale"
+		}
+		if kind == "Scale" && (gv == "apps/v1beta1" || gv == "apps/v1beta2" || gv == "extensions/v1beta1") {
+			// Versions the server's Scale scheme knows, with no
+			// conversion to the autoscaling/v1 Scale it decodes into.
+			return nil, nil, fmt.Errorf("converting (%s.Scale) to (v1.Scale): unknown conversion", gv[strings.IndexByte(gv, '/')+1:])
+		}
+		return nil, nil, fmt.Errorf("no kind %q is registered for version %q in scheme \"pkg/runtime/scheme.go:111\"", kind, gv)
+	}
+	scale := new(autoscalingv1.Scale)
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(data, scale); err != nil {
+		return nil, nil, err
+	}
+	var strictErrs []error
+	if strict {
+		var err error
+		if strictErrs, err = kjson.UnmarshalStrict(data, new(autoscalingv1.Scale)); err != nil {
+			return nil, nil, err
+		}
+	}
+	return scale, strictErrs, nil
+}
+
+// checkScaleMeta is the handler's namespace and name checks of the Scale
+// against the URL's (live's).
+func (s *scaleRequest) checkScaleMeta() {
+	if s.failed() {
+		return
+	}
+	ns := s.scale.Namespace
+	switch {
+	case !s.v.crd.Namespaced():
+		ns = ""
+	case ns == "":
+		ns = s.liveNS
+	case ns != s.liveNS:
+		s.fail(apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request"))
+		return
+	}
+	s.scale.Namespace = ns
+	switch name := s.scale.Name; {
+	case name == "":
+		s.fail(apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s based on URL) was undeterminable: name must be provided", s.liveName)))
+	case name != s.liveName:
+		s.fail(apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", name, s.liveName)))
+	}
+}
+
+// readLive is updateRequest.readLive, remembering that live was found.
+func (s *scaleRequest) readLive(live map[string]any) {
+	s.updateRequest.readLive(live)
+	s.liveFound = !s.failed()
+}
+
+// currentScale is the Scale the registry builds from the object it read
+// (spec replicas invalidSpecReplicas where the object has none), or the
+// error it answers with.
+func (s *scaleRequest) currentScale() (*autoscalingv1.Scale, bool) {
+	sc, err := printcolumns.Scale(s.old, *s.v.scaleSub)
+	if err == nil {
+		return sc, true
+	}
+	var se *apierrors.StatusError
+	if errors.As(err, &se) && se.Status().Code == http.StatusInternalServerError {
+		// No spec replicas: the Scale says so with a value no client sends.
+		sc, err = printcolumns.Scale(withSpecReplicas(s.old, s.v.scaleFields[0]), *s.v.scaleSub)
+		if err == nil {
+			sc.Spec.Replicas = invalidSpecReplicas
+			return sc, true
+		}
+	}
+	s.fail(bareInternalError(err))
+	return nil, false
+}
+
+// withSpecReplicas is a shallow copy of obj with 0 at the spec replicas
+// path (objects on the way copied), for reading the rest of its Scale.
+func withSpecReplicas(obj map[string]any, path []string) map[string]any {
+	out := make(map[string]any, len(obj))
+	for k, x := range obj {
+		out[k] = x
+	}
+	cur := out
+	for i, k := range path {
+		if i == len(path)-1 {
+			cur[k] = int64(0)
+			break
+		}
+		next, _ := cur[k].(map[string]any)
+		cp := make(map[string]any, len(next)+1)
+		for k2, x := range next {
+			cp[k2] = x
+		}
+		cur[k] = cp
+		cur = cp
+	}
+	return out
+}
+
+// bareInternalError is a non-API error as the handler answers it: a 500 of
+// no reason with its text.
+func bareInternalError(err error) error {
+	var se *apierrors.StatusError
+	if errors.As(err, &se) {
+		return se
+	}
+	return &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: http.StatusInternalServerError, Message: err.Error()}}
+}
+
+// checkPatchType refuses the patch types the scale subresource does not
+// take (strategic merge patch) and a body that is not JSON.
+func (s *scaleRequest) checkPatchType(pt types.PatchType, patch []byte) {
+	if s.failed() {
+		return
+	}
+	switch pt {
+	case types.JSONPatchType, types.MergePatchType:
+	default:
+		s.fail(&apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: http.StatusUnsupportedMediaType,
+			Reason:  metav1.StatusReasonUnsupportedMediaType,
+			Message: "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml"}})
+		return
+	}
+	if !json.Valid(patch) {
+		s.fail(apierrors.NewBadRequest("invalid JSON patch"))
+	}
+}
+
+// patchScale applies the patch to the object's Scale and decodes the
+// result, as the handler's jsonPatcher does.
+func (s *scaleRequest) patchScale(pt types.PatchType, patch []byte) {
+	if s.failed() {
+		return
+	}
+	current, ok := s.currentScale()
+	if !ok {
+		return
+	}
+	var err error
+	current.TypeMeta = metav1.TypeMeta{Kind: "Scale", APIVersion: "autoscaling/v1"}
+	if current.ManagedFields, err = s.scaleManagedFields(); err != nil {
+		s.fail(bareInternalError(err))
+		return
+	}
+	currentJS, err := json.Marshal(current)
+	if err != nil {
+		s.fail(bareInternalError(err))
+		return
+	}
+	strict := s.mode != Ignore
+	var strictErrs []error
+	var patched []byte
+	switch pt {
+	case types.JSONPatchType:
+		if strict {
+			errs, err := handlers.StrictJSONPatch(patch)
+			if err != nil {
+				s.fail(apierrors.NewBadRequest(err.Error()))
+				return
+			}
+			strictErrs = errs
+		}
+		p, err := jsonpatch.DecodePatch(patch)
+		if err != nil {
+			s.fail(apierrors.NewBadRequest(err.Error()))
+			return
+		}
+		if len(p) > maxJSONPatchOperations {
+			s.fail(apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("The allowed maximum operations in a JSON patch is %d, got %d", maxJSONPatchOperations, len(p))))
+			return
+		}
+		if patched, err = p.Apply(currentJS); err != nil {
+			s.fail(apierrors.NewGenericServerResponse(http.StatusUnprocessableEntity, "", runtimeschema.GroupResource{}, "", err.Error(), 0, false))
+			return
+		}
+	case types.MergePatchType:
+		if strict {
+			errs, err := kjson.UnmarshalStrict(patch, &map[string]any{})
+			if err != nil {
+				s.fail(apierrors.NewBadRequest(fmt.Sprintf("error decoding patch: %v", err)))
+				return
+			}
+			strictErrs = errs
+		}
+		if patched, err = jsonpatch.MergePatch(currentJS, patch); err != nil {
+			if err == jsonpatch.ErrBadJSONPatch {
+				s.fail(apierrors.NewBadRequest(err.Error()))
+			} else {
+				s.fail(bareInternalError(err))
+			}
+			return
+		}
+	}
+	scale, decodeStrict, err := decodeScaleJSON(patched, strict)
+	if err != nil {
+		s.fail(newInvalid(runtimeschema.GroupKind{}, "", field.ErrorList{field.Invalid(field.NewPath("patch"), string(patched), err.Error())}))
+		return
+	}
+	strictErrs = append(strictErrs, decodeStrict...)
+	if len(strictErrs) > 0 {
+		if s.mode == Strict {
+			msg := "strict decoding error: "
+			for i, e := range strictErrs {
+				if i > 0 {
+					msg += ", "
+				}
+				msg += e.Error()
+			}
+			s.fail(newInvalid(runtimeschema.GroupKind{}, "", field.ErrorList{field.Invalid(field.NewPath("patch"), string(patched), msg)}))
+			return
+		}
+		for _, e := range strictErrs {
+			s.res.Warnings = append(s.res.Warnings, e.Error())
+		}
+	}
+	s.scale = scale
+}
+
+// scaleManagedFields are the object's managed fields as the Scale shows
+// them (the server's managedfields.ScaleHandler): the entries that own the
+// spec replicas path, of autoscaling/v1.
+func (s *scaleRequest) scaleManagedFields() ([]metav1.ManagedFieldsEntry, error) {
+	path := fieldpath.Path{}
+	for _, f := range s.v.scaleFields[0] {
+		path = append(path, fieldpath.PathElement{FieldName: &f})
+	}
+	gv := runtimeschema.GroupVersion{Group: s.v.crd.Group(), Version: s.v.name}
+	h := managedfields.NewScaleHandler(s.oldMeta.ManagedFields, gv, managedfields.ResourcePathMappings{gv.String(): path})
+	return h.ToSubresource()
+}
+
+// checkScaleUID is the storage's uid precondition of a PUT: a uid in the
+// Scale must be the object's.
+func (s *scaleRequest) checkScaleUID() {
+	if s.failed() || s.scale.UID == "" || s.scale.UID == s.oldMeta.UID {
+		return
+	}
+	s.obj = map[string]any{"metadata": map[string]any{"uid": string(s.scale.UID)}}
+	s.checkUID()
+}
+
+// applyScale is the registry's scaleUpdatedObjectInfo: the object read,
+// its spec replicas set from the Scale (refused when the Scale still says
+// "not set"), its resourceVersion from the Scale when it names one.
+func (s *scaleRequest) applyScale() {
+	if s.failed() {
+		return
+	}
+	if _, ok := s.currentScale(); !ok {
+		return
+	}
+	if s.scale.Spec.Replicas == invalidSpecReplicas {
+		s.fail(apierrors.NewBadRequest(fmt.Sprintf("the spec replicas field %q cannot be empty", s.v.scaleSub.SpecReplicasPath)))
+		return
+	}
+	cp, err := normalizeValue(s.old, 0)
+	if err != nil {
+		s.fail(bareInternalError(err))
+		return
+	}
+	obj := cp.(map[string]any)
+	cur := obj
+	path := s.v.scaleFields[0]
+	for i, k := range path {
+		if i == len(path)-1 {
+			cur[k] = int64(s.scale.Spec.Replicas)
+			break
+		}
+		next, ok := cur[k].(map[string]any)
+		if !ok {
+			if cur[k] != nil {
+				s.fail(bareInternalError(fmt.Errorf("value cannot be set because %v is not a map[string]interface{}", cur[k])))
+				return
+			}
+			next = map[string]any{}
+			cur[k] = next
+		}
+		cur = next
+	}
+	if rv := s.scale.ResourceVersion; rv != "" {
+		s.metadataOf(obj)["resourceVersion"] = rv
+	}
+	s.obj = obj
+}
+
+// updateObject updates the object as Version.Update does, with the
+// object's own (already decoded) fields and no field-validation warnings
+// of its own; the request's warnings come first.
+func (s *scaleRequest) updateObject(convert ConvertOptions) {
+	if s.failed() {
+		return
+	}
+	res := s.v.updateWith(nil, s.obj, s.old, UpdateOptions{FieldValidation: Ignore, Convert: convert}, false, true)
+	if w := s.v.DeprecationWarning(); w != "" && len(res.Warnings) > 0 {
+		res.Warnings = res.Warnings[1:] // the request's own came first
+	}
+	res.Warnings = append(s.res.Warnings, res.Warnings...)
+	s.res = res
+}
+
+// scaleOf sets the result to the Scale of obj, as the server encodes it;
+// after an update, an object whose scale values are of another type is
+// the server's 400 (after a GET, its 500).
+func (s *scaleRequest) scaleOf(obj map[string]any, updated bool) {
+	if s.failed() {
+		return
+	}
+	sc, err := printcolumns.Scale(obj, *s.v.scaleSub)
+	if err != nil {
+		if updated {
+			s.fail(apierrors.NewBadRequest(err.Error()))
+		} else {
+			s.fail(bareInternalError(err))
+		}
+		return
+	}
+	md := map[string]any{"name": sc.Name}
+	if sc.Namespace != "" {
+		md["namespace"] = sc.Namespace
+	}
+	spec := map[string]any{}
+	if sc.Spec.Replicas != 0 {
+		spec["replicas"] = int64(sc.Spec.Replicas)
+	}
+	status := map[string]any{"replicas": int64(sc.Status.Replicas)}
+	if sc.Status.Selector != "" {
+		status["selector"] = sc.Status.Selector
+	}
+	s.res.Object = map[string]any{"kind": "Scale", "apiVersion": "autoscaling/v1", "metadata": md, "spec": spec, "status": status}
+}
