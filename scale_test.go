@@ -3,7 +3,6 @@ package crdkit
 import (
 	"reflect"
 	"testing"
-
 )
 
 func TestScale(t *testing.T) {
