@@ -160,10 +160,14 @@ func (r *request) resetManagedFields() {
 	if r.failed() {
 		return
 	}
-	if r.mdKeys.known {
-		return // kept metadata has no managedFields
+	if r.mdKeys.lacks(objectmeta.KeyManagedFields) {
+		return
 	}
-	objectmeta.ResetManagedFields(r.metadata(), r.obj, r.v.crd.hasAPIVersion)
+	md := r.metadata()
+	objectmeta.ResetManagedFields(md, r.obj, r.v.crd.hasAPIVersion)
+	if _, ok := md["managedFields"]; !ok {
+		r.mdKeys.keys &^= objectmeta.KeyManagedFields
+	}
 }
 
 // prepareForCreate is the strategy's PrepareForCreate: status dropped when

@@ -111,6 +111,12 @@ func FuzzPatchFast(f *testing.F) {
 	f.Add([]byte(`{"kind":5}`), live)
 	f.Add([]byte(`{"a":1,"a":2,"spec":{"zz":1}}`), live)
 	f.Add([]byte(`{"spec":{"replicas":1e2,"f":3.0}}`), []byte(`{"apiVersion":"stable.example.com/v1beta1","kind":"CronTab","metadata":{"name":"x","resourceVersion":"2"},"spec":{"big":1e300,"n":-0.0,"m":12345678901234567890}}`))
+	// Live as a server returns it, with managed fields (kept as they are
+	// when canonical), and patches that change them.
+	managed := []byte(`{"apiVersion":"stable.example.com/v1","kind":"CronTab","metadata":{"name":"x","namespace":"default","resourceVersion":"2","uid":"u","generation":1,"creationTimestamp":"2026-01-01T00:00:00Z","managedFields":[{"manager":"a","operation":"Update","apiVersion":"stable.example.com/v1","time":"2026-01-01T00:00:00Z","fieldsType":"FieldsV1","fieldsV1":{"f:spec":{".":{},"f:replicas":{}}}},{"manager":"b","operation":"Apply","apiVersion":"stable.example.com/v1","time":"2026-01-01T00:00:00Z","fieldsType":"FieldsV1","fieldsV1":{"f:spec":{"f:zz":{}}},"subresource":"status"}]},"spec":{"cronSpec":"* * * * */5","replicas":3}}`)
+	f.Add([]byte(`{"spec":{"replicas":5}}`), managed)
+	f.Add([]byte(`{"metadata":{"managedFields":[{"manager":"a\u0007","operation":"Update","apiVersion":"stable.example.com/v1","fieldsType":"FieldsV1","fieldsV1":{"f:x":{}}}]}}`), managed)
+	f.Add([]byte(`{"metadata":{"managedFields":[{"manager":"a","operation":"Apply","time":"2026-01-01T01:00:00+01:00","fieldsV1":{"f:spec":{"f:a":1}}}]}}`), managed)
 	crd := loadExample(f)
 	f.Fuzz(func(t *testing.T, patch, liveJSON []byte) {
 		var live map[string]any

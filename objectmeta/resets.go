@@ -133,6 +133,16 @@ func containsTypedRef(refs []metav1.OwnerReference, r metav1.OwnerReference) boo
 // atomic list or map of obj counts as present, where the server, which
 // types the object, would keep it.
 func ManagedFieldsOnCreate(entries []metav1.ManagedFieldsEntry, obj any, known func(apiVersion string) bool) []metav1.ManagedFieldsEntry {
+	var kept []metav1.ManagedFieldsEntry
+	for _, i := range managedFieldsKept(entries, obj, known) {
+		kept = append(kept, entries[i])
+	}
+	return kept
+}
+
+// managedFieldsKept is ManagedFieldsOnCreate's answer as the indexes of
+// the entries kept, in order.
+func managedFieldsKept(entries []metav1.ManagedFieldsEntry, obj any, known func(apiVersion string) bool) []int {
 	if len(entries) == 0 {
 		return nil
 	}
@@ -155,7 +165,7 @@ func ManagedFieldsOnCreate(entries []metav1.ManagedFieldsEntry, obj any, known f
 			return nil
 		}
 	}
-	var kept []metav1.ManagedFieldsEntry
+	var kept []int
 	for i, e := range entries {
 		if !known(e.APIVersion) {
 			continue
@@ -165,7 +175,7 @@ func ManagedFieldsOnCreate(entries []metav1.ManagedFieldsEntry, obj any, known f
 			claims = claims || !present(obj, p)
 		})
 		if claims {
-			kept = append(kept, e)
+			kept = append(kept, i)
 		}
 	}
 	return kept
@@ -233,9 +243,41 @@ func matches(e any, pe fieldpath.PathElement) bool {
 // entries ManagedFieldsOnCreate keeps for the object obj whose metadata md
 // is; md must be canonical metadata.
 func ResetManagedFields(md map[string]any, obj any, known func(apiVersion string) bool) {
+	resetManagedFields(md, obj, known, true)
+}
+
+// resetManagedFields is ResetManagedFields; fast lets plain entries take
+// a direct path (tests compare both paths): read as plainManagedFields
+// reads them, and those kept written back as they are when they are in
+// the form the converter writes (canonicalManagedFields), else as
+// plainManagedFieldsEntryToMap writes them.
+func resetManagedFields(md map[string]any, obj any, known func(apiVersion string) bool, fast bool) {
 	v, ok := md["managedFields"]
 	if !ok {
 		return
+	}
+	if entries, ok := plainManagedFields(v); ok && fast {
+		kept := managedFieldsKept(entries, obj, known)
+		if len(kept) == 0 {
+			delete(md, "managedFields")
+			return
+		}
+		l, _ := v.([]any)
+		out := make([]any, len(kept))
+		canonical, written := canonicalManagedFields(v), true
+		for i, k := range kept {
+			if canonical {
+				out[i] = l[k]
+				continue
+			}
+			if out[i], written = plainManagedFieldsEntryToMap(&entries[k]); !written {
+				break // the converter's way, below
+			}
+		}
+		if written {
+			md["managedFields"] = out
+			return
+		}
 	}
 	var meta metav1.ObjectMeta
 	if runtime.DefaultUnstructuredConverter.FromUnstructured(map[string]any{"managedFields": v}, &meta) != nil {
