@@ -2,6 +2,8 @@ package crdkit
 
 import (
 	"encoding/json"
+	"math"
+	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
@@ -111,6 +113,9 @@ func FuzzPatchFast(f *testing.F) {
 	f.Add([]byte(`{"kind":5}`), live)
 	f.Add([]byte(`{"a":1,"a":2,"spec":{"zz":1}}`), live)
 	f.Add([]byte(`{"spec":{"replicas":1e2,"f":3.0}}`), []byte(`{"apiVersion":"stable.example.com/v1beta1","kind":"CronTab","metadata":{"name":"x","resourceVersion":"2"},"spec":{"big":1e300,"n":-0.0,"m":12345678901234567890}}`))
+	// Integral floats past 2^53, which the encoder writes as shortest
+	// digits padded with zeros.
+	f.Add([]byte(`{"spec":{"cronSpec":"x"}}`), []byte(`{"apiVersion":"stable.example.com/v1","kind":"CronTab","metadata":{"name":"x","resourceVersion":"2"},"spec":{"replicas":1.152921504606847232e18,"n":-0.0}}`))
 	// Live as a server returns it, with managed fields (kept as they are
 	// when canonical), and patches that change them.
 	managed := []byte(`{"apiVersion":"stable.example.com/v1","kind":"CronTab","metadata":{"name":"x","namespace":"default","resourceVersion":"2","uid":"u","generation":1,"creationTimestamp":"2026-01-01T00:00:00Z","managedFields":[{"manager":"a","operation":"Update","apiVersion":"stable.example.com/v1","time":"2026-01-01T00:00:00Z","fieldsType":"FieldsV1","fieldsV1":{"f:spec":{".":{},"f:replicas":{}}}},{"manager":"b","operation":"Apply","apiVersion":"stable.example.com/v1","time":"2026-01-01T00:00:00Z","fieldsType":"FieldsV1","fieldsV1":{"f:spec":{"f:zz":{}}},"subresource":"status"}]},"spec":{"cronSpec":"* * * * */5","replicas":3}}`)
@@ -138,4 +143,43 @@ func FuzzPatchFast(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestCopyAsJSON compares copyAsJSON with the round trip it stands for
+// (encoding/json, then the server's decoder) on numbers at the edges of
+// the encoder's integer form and on random float bits: where it answers,
+// the copy is what the round trip gives, and negZero says when the
+// encoding of the copy is not the encoding of the value.
+func TestCopyAsJSON(t *testing.T) {
+	values := []any{
+		0.0, math.Copysign(0, -1), 1.5, -2.0, 1 << 53, 1<<53 + 2, 1<<60 + 256, -(1<<60 + 256), 1152921504606847232.0,
+		9.2233720368547748e18, 9.223372036854775807e18, -9.223372036854775808e18, 1e20, 1e21, 1e-7, math.MaxFloat64,
+		math.NaN(), math.Inf(1), int64(7), "caf\u00e9", "\xff", true, nil,
+		map[string]any{"a": []any{1.0, map[string]any{"b": 2.5}}}, map[string]any{"\xff": 1.0},
+	}
+	r := rand.New(rand.NewPCG(9, 10))
+	for range 20000 {
+		values = append(values, math.Float64frombits(r.Uint64()), float64(r.Int64()), float64(r.Int64N(1<<54)))
+	}
+	for _, v := range values {
+		var c jsonCopy
+		got, ok := c.copy(v, 0)
+		js, err := json.Marshal(v)
+		if !ok {
+			continue
+		}
+		if err != nil {
+			t.Fatalf("copyAsJSON(%v) = %v, but encoding/json refuses it: %v", v, got, err)
+		}
+		var want any
+		if err := kjson.UnmarshalCaseSensitivePreserveInts(js, &want); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("copyAsJSON(%v) = %#v, the round trip of %s gives %#v", v, got, js, want)
+		}
+		if cj, _ := json.Marshal(got); (string(cj) != string(js)) != c.negZero {
+			t.Fatalf("copyAsJSON(%v): encoded %s, the copy %s, negZero %v", v, js, cj, c.negZero)
+		}
+	}
 }
