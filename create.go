@@ -164,6 +164,13 @@ func (r *request) resetManagedFields() {
 		return
 	}
 	md := r.metadata()
+	if r.fast && r.mdKeys.known && r.managed.Omit && objectmeta.ValidManagedFields(md["managedFields"]) &&
+		(r.v.crd.strategy() == apiextensionsv1.NoneConverter || r.v.crd.StorageVersion() == r.v.name) {
+		// Kept or dropped, the entries give validation nothing to find,
+		// the result leaves them out and no conversion webhook sees the
+		// object: what the field manager would keep does not matter.
+		return
+	}
 	objectmeta.ResetManagedFields(md, r.obj, r.v.crd.hasAPIVersion)
 	if _, ok := md["managedFields"]; !ok {
 		r.mdKeys.keys &^= objectmeta.KeyManagedFields

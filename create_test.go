@@ -139,7 +139,8 @@ func TestReadIdentityOnlyWhenSafe(t *testing.T) {
 func TestCreateConcurrent(t *testing.T) {
 	crd := loadExample(t)
 	body := []byte(`{"apiVersion":"stable.example.com/v1","kind":"CronTab","metadata":{"name":"x","finalizers":["f"]},"spec":{"cronSpec":"* * * * */5","extra":1,"replicas":null}}`)
-	want := crd.Version("v1").CreateJSON(body, CreateOptions{})
+	// A fixed time: managed fields entries written a second later differ.
+	want := crd.Version("v1").CreateJSON(body, CreateOptions{FieldValidation: Warn, ManagedFields: fixedTime})
 	wantJS, _ := json.Marshal(want.Object)
 	var wg sync.WaitGroup
 	errs := make(chan string, 16)
@@ -149,7 +150,7 @@ func TestCreateConcurrent(t *testing.T) {
 			defer wg.Done()
 			for i := 0; i < 50; i++ {
 				for _, v := range []string{"v1", "v1beta1"} {
-					res := crd.Version(v).CreateJSON(body, CreateOptions{FieldValidation: Warn})
+					res := crd.Version(v).CreateJSON(body, CreateOptions{FieldValidation: Warn, ManagedFields: fixedTime})
 					if v == "v1" {
 						if got, _ := json.Marshal(res.Object); string(got) != string(wantJS) {
 							errs <- string(got)

@@ -312,7 +312,7 @@ func (p *patchRequest) patchJSON() {
 		return
 	}
 	r := p.request
-	r.raw, r.patched, r.appliedStrict, r.fast = patched, patched, applied, true
+	r.raw, r.patched, r.appliedStrict, r.fast = patched, patched, applied, p.fastAllowed
 	r.decode()            // the request codec: type meta, then the object
 	r.coerce()            // root metadata, prune, non-nullable nulls, embedded resources
 	r.defaultOwnVersion() // defaults of the object's own version
@@ -348,7 +348,7 @@ func (p *patchRequest) patchDocument(current []byte) ([]byte, []string, error) {
 		}
 		patched, err := ops.Apply(current)
 		if err != nil {
-			return nil, nil, apierrors.NewGenericServerResponse(http.StatusUnprocessableEntity, "", runtimeschema.GroupResource{}, "", err.Error(), 0, false)
+			return nil, nil, jsonPatchApplyError(err.Error())
 		}
 		return patched, applied, nil
 	default: // MergePatch
@@ -370,6 +370,12 @@ func (p *patchRequest) patchDocument(current []byte) ([]byte, []string, error) {
 		}
 		return patched, applied, nil
 	}
+}
+
+// jsonPatchApplyError is the patcher's answer to a JSON patch that does
+// not apply: a 422 whose text leaves out the library's message.
+func jsonPatchApplyError(msg string) error {
+	return apierrors.NewGenericServerResponse(http.StatusUnprocessableEntity, "", runtimeschema.GroupResource{}, "", msg, 0, false)
 }
 
 // internalError is the handler's answer to an error that is not an API

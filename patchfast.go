@@ -20,10 +20,14 @@ import (
 // changes in other ways, the request takes the server's path instead
 // (patchJSON), which FuzzPatchFast compares with this one.
 
-// patchFast is patchJSON for a merge patch that is a JSON object, without
-// encoding live or decoding the patched document. It reports false, having
-// changed nothing, where the server's path must answer.
+// patchFast is patchJSON for a merge patch that is a JSON object (and for
+// a JSON patch, patchFastJSON), without encoding live or decoding the
+// patched document. It reports false, having changed nothing, where the
+// server's path must answer.
 func (p *patchRequest) patchFast() bool {
+	if p.typ == JSONPatch {
+		return p.patchFastJSON()
+	}
 	if p.typ != MergePatch || len(p.data) == 0 || p.data[0] != '{' && !isSpaceThenBrace(p.data) {
 		return false
 	}
@@ -50,6 +54,14 @@ func (p *patchRequest) patchFast() bool {
 	if !typeMetaDecodes(obj) {
 		return false
 	}
+	return p.finishFast(obj, applied)
+}
+
+// finishFast takes obj, the patched object made on decoded values, through
+// the update's decoding steps (the patch's own strict errors applied),
+// then the field manager's update. It reports false, having changed
+// nothing, where the answer would quote the patched document.
+func (p *patchRequest) finishFast(obj map[string]any, applied []string) bool {
 	r := p.request
 	saved := *r
 	r.obj, r.raw, r.appliedStrict, r.fast, r.patchFast = obj, nil, applied, true, true

@@ -13,6 +13,7 @@ import (
 	genericvalidation "k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/api/validation/path"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	v1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
@@ -261,6 +262,16 @@ func checkPlainMeta(t *testing.T, m map[string]any) (fromMap, toMap, valid, cano
 			validNew = true
 		}
 	}
+	if mf, ok := m["managedFields"]; ok && ValidManagedFields(mf) {
+		// What it accepts the server reads, and validates without error.
+		meta, errs := FromUnstructured(map[string]any{"metadata": map[string]any{"managedFields": mf}})
+		if errs != nil {
+			t.Fatalf("%s: ValidManagedFields, but FromUnstructured says %v", js, errs)
+		}
+		if errs := v1validation.ValidateManagedFields(meta.ManagedFields, field.NewPath("metadata", "managedFields")); len(errs) > 0 {
+			t.Fatalf("%s: ValidManagedFields, but the server says %v", js, errs)
+		}
+	}
 	slow, _, _, err := getJSON(m, GetOptions{DropMalformedFields: true, Prefix: "metadata"})
 	if err != nil || slow == nil {
 		return
@@ -301,13 +312,14 @@ func TestPlainMetaAgreesWithServer(t *testing.T) {
 	if raceEnabled {
 		n = 20000 // the shortcut counts below still hold
 	}
-	var managed [4]int // the shortcuts taken with managed fields
+	var managed [5]int // the shortcuts taken with managed fields
 	for range n {
 		m := randomMeta(r)
 		a, b, c, d, e := checkPlainMeta(t, m)
 		fromMap, toMap, valid, canonical, validNew = fromMap+b2i(a), toMap+b2i(b), valid+b2i(c), canonical+b2i(d), validNew+b2i(e)
-		if _, ok := m["managedFields"].([]any); ok {
+		if mf, ok := m["managedFields"].([]any); ok {
 			managed[0], managed[1], managed[2], managed[3] = managed[0]+b2i(a), managed[1]+b2i(b), managed[2]+b2i(c), managed[3]+b2i(d)
+			managed[4] += b2i(ValidManagedFields(mf))
 		}
 	}
 	// Also every name-like string alone, where the validators draw lines.
@@ -402,7 +414,7 @@ func TestPlainMetaAgreesWithServer(t *testing.T) {
 	if fromMap < 1000 || toMap < 1000 || valid < 100 || canonical < 100 || validNew < 40 {
 		t.Errorf("the shortcuts were rarely taken (%d, %d, %d, %d, %d): the test checks too little", fromMap, toMap, valid, canonical, validNew)
 	}
-	if managed[0] < 100 || managed[1] < 100 || managed[2] < 10 || managed[3] < 10 {
+	if managed[0] < 100 || managed[1] < 100 || managed[2] < 10 || managed[3] < 10 || managed[4] < 100 {
 		t.Errorf("the shortcuts were rarely taken with managed fields (%v): the test checks too little", managed)
 	}
 }

@@ -239,6 +239,29 @@ func matches(e any, pe fieldpath.PathElement) bool {
 	return true
 }
 
+// ValidManagedFields reports that v, a managedFields value, is canonical
+// (as Canonical requires) and that ValidateManagedFields finds nothing in
+// it: every entry has operation Apply or Update, fieldsType FieldsV1 or
+// none, a manager of at most 128 bytes of printable characters and a
+// subresource of at most 256 bytes. false means "ask".
+func ValidManagedFields(v any) bool {
+	if !canonicalManagedFields(v) {
+		return false
+	}
+	for _, e := range v.([]any) {
+		m := e.(map[string]any)
+		manager, _ := m["manager"].(string)
+		op, _ := m["operation"].(string)
+		ft, _ := m["fieldsType"].(string)
+		sub, _ := m["subresource"].(string)
+		entry := metav1.ManagedFieldsEntry{Manager: manager, Operation: metav1.ManagedFieldsOperationType(op), FieldsType: ft, Subresource: sub}
+		if !managedFieldsValid([]metav1.ManagedFieldsEntry{entry}) {
+			return false
+		}
+	}
+	return true
+}
+
 // ResetManagedFields keeps in md["managedFields"], modifying md, only the
 // entries ManagedFieldsOnCreate keeps for the object obj whose metadata md
 // is; md must be canonical metadata.
