@@ -346,7 +346,10 @@ func (p *patchRequest) patchDocument(current []byte) ([]byte, []string, error) {
 			return nil, nil, apierrors.NewRequestEntityTooLargeError(
 				fmt.Sprintf("The allowed maximum operations in a JSON patch is %d, got %d", maxJSONPatchOperations, len(ops)))
 		}
-		patched, err := ops.Apply(current)
+		patched, panicked, err := applyJSONPatchOps(ops, current)
+		if panicked {
+			return nil, nil, internalError(errors.New(apiserverPanicked))
+		}
 		if err != nil {
 			return nil, nil, jsonPatchApplyError(err.Error())
 		}
@@ -370,6 +373,25 @@ func (p *patchRequest) patchDocument(current []byte) ([]byte, []string, error) {
 		}
 		return patched, applied, nil
 	}
+}
+
+// apiserverPanicked is what the server's panic filter writes, as plain
+// text with a 500, when a request panics.
+const apiserverPanicked = "This request caused apiserver to panic. Look in the logs for details."
+
+// applyJSONPatchOps is ops.Apply(doc), reporting the library's panics
+// instead of passing them on: a test whose comparison reaches a null array
+// element, an operation under a null the patch copied. The server panics
+// on those too; its client sees the connection reset (HTTP/2) or the panic
+// filter's 500.
+func applyJSONPatchOps(ops jsonpatch.Patch, doc []byte) (out []byte, panicked bool, err error) {
+	defer func() {
+		if recover() != nil {
+			out, panicked, err = nil, true, nil
+		}
+	}()
+	out, err = ops.Apply(doc)
+	return out, false, err
 }
 
 // jsonPatchApplyError is the patcher's answer to a JSON patch that does

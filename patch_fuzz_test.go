@@ -22,6 +22,9 @@ func FuzzPatch(f *testing.F) {
 	f.Add(uint8(1), []byte(`{"metadata":{"managedFields":[{}]}}`), live)
 	f.Add(uint8(1), []byte(`{"apiVersion":"stable.example.com/v1beta1"}`), live)
 	f.Add(uint8(2), []byte(`{}`), []byte(`{"metadata":{"name":"x"}}`))
+	// The json-patch library panics on these.
+	f.Add(uint8(0), []byte(`[{"op":"test","path":"/spec/l","value":[null]}]`), []byte(`{"apiVersion":"stable.example.com/v1beta1","kind":"CronTab","metadata":{"name":"x"},"spec":{"l":[1]}}`))
+	f.Add(uint8(0), []byte(`[{"op":"add","path":"/spec/a","value":null},{"op":"copy","from":"/spec/a","path":"/spec/b"},{"op":"add","path":"/spec/b/x","value":1}]`), live)
 	crd := loadExample(f)
 	types := []PatchType{JSONPatch, MergePatch, StrategicMergePatch, "text/plain"}
 	f.Fuzz(func(t *testing.T, typ uint8, patch, liveJSON []byte) {
@@ -184,6 +187,28 @@ func TestCopyAsJSON(t *testing.T) {
 		}
 		if cj, _ := json.Marshal(got); (string(cj) != string(js)) != c.negZero {
 			t.Fatalf("copyAsJSON(%v): encoded %s, the copy %s, negZero %v", v, js, cj, c.negZero)
+		}
+	}
+}
+
+// TestJSONPatchLibraryPanics: the patches on which the json-patch library
+// panics (a test reaching a null array element, an add under a null the
+// patch copied) answer the server's panic filter's 500 instead of
+// panicking; the real server panics on them too.
+func TestJSONPatchLibraryPanics(t *testing.T) {
+	crd := loadExample(t)
+	live := map[string]any{"apiVersion": "stable.example.com/v1beta1", "kind": "CronTab",
+		"metadata": map[string]any{"name": "x", "namespace": "default", "resourceVersion": "2"}, "spec": map[string]any{"l": []any{nil, int64(1)}}}
+	for _, patch := range []string{
+		`[{"op":"test","path":"/spec/l","value":[null,1]}]`,
+		`[{"op":"test","path":"/spec/l","value":[2,null]}]`,
+		`[{"op":"add","path":"/spec/a","value":null},{"op":"copy","from":"/spec/a","path":"/spec/b"},{"op":"add","path":"/spec/b/x","value":1}]`,
+	} {
+		for _, fast := range []bool{true, false} {
+			res := crd.Version("v1beta1").patchWith(JSONPatch, []byte(patch), live, PatchOptions{}, fast)
+			if st := res.Status(); st == nil || st.Code != 500 || st.Message != apiserverPanicked {
+				t.Errorf("Patch(%s) fast=%v = %v, want the 500 of a request that panics", patch, fast, res.Err)
+			}
 		}
 	}
 }

@@ -43,8 +43,8 @@ func libraryJSONPatch(live map[string]any, patch []byte) (out map[string]any, de
 }
 
 // checkJSONPatchFast compares applyJSONPatch with the library on live and
-// reports what the fast path answered; the library's panic, when it
-// answered opUnsure, is returned so that callers can keep away from it.
+// reports what the fast path answered, and the library's panic (where the
+// fast path must answer opUnsure).
 func checkJSONPatchFast(t *testing.T, live map[string]any, patch []byte) (opResult, any) {
 	t.Helper()
 	before, _ := json.Marshal(live)
@@ -193,9 +193,7 @@ func FuzzJSONPatchFast(f *testing.F) {
 		if err := kjson.UnmarshalCaseSensitivePreserveInts(liveJSON, &live); err != nil || live == nil {
 			return
 		}
-		if _, panicked := checkJSONPatchFast(t, live, patch); panicked != nil {
-			return // the server's path would panic too
-		}
+		checkJSONPatchFast(t, live, patch)
 		if !json.Valid(patch) {
 			return
 		}
@@ -332,9 +330,9 @@ func TestJSONPatchFastRandom(t *testing.T) {
 	for i := range n {
 		live := lives[i%len(lives)]
 		patch := randomJSONPatch(r)
-		res, panicked := checkJSONPatchFast(t, live, patch)
+		res, _ := checkJSONPatchFast(t, live, patch)
 		counts[res]++
-		if panicked != nil || i%20 != 0 {
+		if i%20 != 0 {
 			continue
 		}
 		for _, m := range []FieldValidation{Ignore, Strict} {
