@@ -162,10 +162,21 @@ func (r *request) resetManagedFields() {
 	if r.failed() {
 		return
 	}
-	if r.mdKeys.known {
-		return // kept metadata has no managedFields
+	if r.mdKeys.lacks(objectmeta.KeyManagedFields) {
+		return
 	}
-	objectmeta.ResetManagedFields(r.metadata(), r.obj, r.v.crd.hasAPIVersion)
+	md := r.metadata()
+	if r.fast && r.mdKeys.known && r.managed.Omit && objectmeta.ValidManagedFields(md["managedFields"]) &&
+		(r.v.crd.strategy() == apiextensionsv1.NoneConverter || r.v.crd.StorageVersion() == r.v.name) {
+		// Kept or dropped, the entries give validation nothing to find,
+		// the result leaves them out and no conversion webhook sees the
+		// object: what the field manager would keep does not matter.
+		return
+	}
+	objectmeta.ResetManagedFields(md, r.obj, r.v.crd.hasAPIVersion)
+	if _, ok := md["managedFields"]; !ok {
+		r.mdKeys.keys &^= objectmeta.KeyManagedFields
+	}
 }
 
 // prepareForCreate is the strategy's PrepareForCreate: status dropped when

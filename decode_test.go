@@ -178,9 +178,11 @@ func checkDecodePruned(t *testing.T, v *Version, raw []byte) bool {
 		}
 	}
 	for _, m := range []FieldValidation{Ignore, Warn, Strict} {
-		opts := CreateOptions{FieldValidation: m, ManagedFields: fixedTime}
-		if err := sameResult(v.createWith(raw, nil, opts, true), v.createWith(raw, nil, opts, false)); err != nil {
-			t.Fatalf("CreateJSON(%s, %s) with the fast decode: %v", raw, m, err)
+		for _, mf := range []ManagedFields{fixedTime, {Omit: true}} {
+			opts := CreateOptions{FieldValidation: m, ManagedFields: mf}
+			if err := sameResult(v.createWith(raw, nil, opts, true), v.createWith(raw, nil, opts, false)); err != nil {
+				t.Fatalf("CreateJSON(%s, %s, omit %v) with the fast decode: %v", raw, m, mf.Omit, err)
+			}
 		}
 	}
 	return fast

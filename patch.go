@@ -312,7 +312,7 @@ func (p *patchRequest) patchJSON() {
 		return
 	}
 	r := p.request
-	r.raw, r.patched, r.appliedStrict, r.fast = patched, patched, applied, true
+	r.raw, r.patched, r.appliedStrict, r.fast = patched, patched, applied, p.fastAllowed
 	r.decode()            // the request codec: type meta, then the object
 	r.coerce()            // root metadata, prune, non-nullable nulls, embedded resources
 	r.defaultOwnVersion() // defaults of the object's own version
@@ -346,9 +346,12 @@ func (p *patchRequest) patchDocument(current []byte) ([]byte, []string, error) {
 			return nil, nil, apierrors.NewRequestEntityTooLargeError(
 				fmt.Sprintf("The allowed maximum operations in a JSON patch is %d, got %d", maxJSONPatchOperations, len(ops)))
 		}
-		patched, err := ops.Apply(current)
+		patched, panicked, err := applyJSONPatchOps(ops, current)
+		if panicked {
+			return nil, nil, internalError(errors.New(apiserverPanicked))
+		}
 		if err != nil {
-			return nil, nil, apierrors.NewGenericServerResponse(http.StatusUnprocessableEntity, "", runtimeschema.GroupResource{}, "", err.Error(), 0, false)
+			return nil, nil, jsonPatchApplyError(err.Error())
 		}
 		return patched, applied, nil
 	default: // MergePatch
@@ -370,6 +373,31 @@ func (p *patchRequest) patchDocument(current []byte) ([]byte, []string, error) {
 		}
 		return patched, applied, nil
 	}
+}
+
+// apiserverPanicked is what the server's panic filter writes, as plain
+// text with a 500, when a request panics.
+const apiserverPanicked = "This request caused apiserver to panic. Look in the logs for details."
+
+// applyJSONPatchOps is ops.Apply(doc), reporting the library's panics
+// instead of passing them on: a test whose comparison reaches a null array
+// element, an operation under a null the patch copied. The server panics
+// on those too; its client sees the connection reset (HTTP/2) or the panic
+// filter's 500.
+func applyJSONPatchOps(ops jsonpatch.Patch, doc []byte) (out []byte, panicked bool, err error) {
+	defer func() {
+		if recover() != nil {
+			out, panicked, err = nil, true, nil
+		}
+	}()
+	out, err = ops.Apply(doc)
+	return out, false, err
+}
+
+// jsonPatchApplyError is the patcher's answer to a JSON patch that does
+// not apply: a 422 whose text leaves out the library's message.
+func jsonPatchApplyError(msg string) error {
+	return apierrors.NewGenericServerResponse(http.StatusUnprocessableEntity, "", runtimeschema.GroupResource{}, "", msg, 0, false)
 }
 
 // internalError is the handler's answer to an error that is not an API

@@ -3,6 +3,7 @@ package crdkit
 import (
 	"errors"
 	"math"
+	"strconv"
 	"unicode/utf8"
 
 	kjson "sigs.k8s.io/json"
@@ -19,10 +20,14 @@ import (
 // changes in other ways, the request takes the server's path instead
 // (patchJSON), which FuzzPatchFast compares with this one.
 
-// patchFast is patchJSON for a merge patch that is a JSON object, without
-// encoding live or decoding the patched document. It reports false, having
-// changed nothing, where the server's path must answer.
+// patchFast is patchJSON for a merge patch that is a JSON object (and for
+// a JSON patch, patchFastJSON), without encoding live or decoding the
+// patched document. It reports false, having changed nothing, where the
+// server's path must answer.
 func (p *patchRequest) patchFast() bool {
+	if p.typ == JSONPatch {
+		return p.patchFastJSON()
+	}
 	if p.typ != MergePatch || len(p.data) == 0 || p.data[0] != '{' && !isSpaceThenBrace(p.data) {
 		return false
 	}
@@ -49,6 +54,14 @@ func (p *patchRequest) patchFast() bool {
 	if !typeMetaDecodes(obj) {
 		return false
 	}
+	return p.finishFast(obj, applied)
+}
+
+// finishFast takes obj, the patched object made on decoded values, through
+// the update's decoding steps (the patch's own strict errors applied),
+// then the field manager's update. It reports false, having changed
+// nothing, where the answer would quote the patched document.
+func (p *patchRequest) finishFast(obj map[string]any, applied []string) bool {
 	r := p.request
 	saved := *r
 	r.obj, r.raw, r.appliedStrict, r.fast, r.patchFast = obj, nil, applied, true, true
@@ -90,6 +103,18 @@ func isSpaceThenBrace(b []byte) bool {
 // trip changes otherwise or refuses (strings that are not UTF-8, NaN and
 // infinities, Go types outside the value model), and past maxWalkDepth.
 func copyAsJSON(x any, depth int) (any, bool) {
+	var c jsonCopy
+	return c.copy(x, depth)
+}
+
+// jsonCopy is copyAsJSON's walk; negZero records a -0.0 met, which the
+// encoder writes "-0" and the copy holds as the integer 0 (what the
+// decoder reads), so that the copy's encoding is one byte shorter.
+type jsonCopy struct {
+	negZero bool
+}
+
+func (c *jsonCopy) copy(x any, depth int) (any, bool) {
 	if depth > maxWalkDepth {
 		return nil, false
 	}
@@ -105,20 +130,30 @@ func copyAsJSON(x any, depth int) (any, bool) {
 		case t == math.Trunc(t) && math.Abs(t) < 1e21:
 			// encoding/json writes it without a fraction or exponent;
 			// the decoder reads an integer literal that fits as int64.
-			if t >= -9223372036854775808 && t < 9223372036854775808 {
+			if t == 0 && math.Signbit(t) {
+				c.negZero = true // written "-0"
+			}
+			if math.Abs(t) <= 1<<53 {
 				return int64(t), true
 			}
-			return nil, false // a literal past int64: the decoder's float64 of it may differ
+			// Past 2^53 the encoder writes the shortest digits that
+			// read back as t, padded with zeros, which may not be t's
+			// own integer.
+			n, err := strconv.ParseInt(strconv.FormatFloat(t, 'f', -1, 64), 10, 64)
+			if err != nil {
+				return nil, false // a literal past int64: the decoder's float64 of it may differ
+			}
+			return n, true
 		}
 		return t, true
 	case []any:
 		out := make([]any, len(t))
 		for i, e := range t {
-			c, ok := copyAsJSON(e, depth+1)
+			v, ok := c.copy(e, depth+1)
 			if !ok {
 				return nil, false
 			}
-			out[i] = c
+			out[i] = v
 		}
 		return out, true
 	case map[string]any:
@@ -127,11 +162,11 @@ func copyAsJSON(x any, depth int) (any, bool) {
 			if !utf8.ValidString(k) {
 				return nil, false
 			}
-			c, ok := copyAsJSON(e, depth+1)
+			v, ok := c.copy(e, depth+1)
 			if !ok {
 				return nil, false
 			}
-			out[k] = c
+			out[k] = v
 		}
 		return out, true
 	}

@@ -134,6 +134,13 @@ func TestCreateKeptMetadataSteps(t *testing.T) {
 		`{"generateName":"-bad-"}`,
 		`{"name":"x","generation":-2}`,
 		`{"name":"x","namespace":"Bad_NS"}`,
+		// Managed fields the field manager keeps, drops (all their fields
+		// are in the object, or of an unknown version) or refuses.
+		`{"name":"x","managedFields":[{"manager":"m","operation":"Update","apiVersion":"stable.example.com/v1","time":"2020-01-01T00:00:00Z","fieldsType":"FieldsV1","fieldsV1":{"f:spec":{"f:zz":{}}}}]}`,
+		`{"name":"x","managedFields":[{"manager":"m","operation":"Apply","apiVersion":"stable.example.com/v1","fieldsType":"FieldsV1","fieldsV1":{"f:spec":{"f:cronSpec":{}}}},{"manager":"n","operation":"Update","apiVersion":"stable.example.com/v1","fieldsType":"FieldsV1","fieldsV1":{"f:x":{}},"subresource":"status"}]}`,
+		`{"name":"x","managedFields":[{"manager":"m","operation":"Update","apiVersion":"other.example.com/v1","fieldsType":"FieldsV1","fieldsV1":{"f:x":{}}}]}`,
+		`{"name":"x","managedFields":[{"manager":"m","operation":"Bogus","apiVersion":"stable.example.com/v1","fieldsType":"FieldsV1","fieldsV1":{"f:x":{}}}]}`,
+		`{"name":"x","managedFields":[{"manager":"m\u0007","operation":"Update","apiVersion":"stable.example.com/v1","fieldsType":"FieldsV1","fieldsV1":{"f:x":{}}}]}`,
 	} {
 		body := []byte(`{"apiVersion":"stable.example.com/v1","kind":"CronTab","metadata":` + md + `,"spec":{"cronSpec":"* * * * */5"}}`)
 		r := &request{v: v, raw: body, fast: true}

@@ -333,6 +333,7 @@ func (s *scaleRequest) patchScale(pt types.PatchType, patch []byte) {
 			}
 			strictErrs = errs
 		}
+		limitJSONPatchCopies()
 		p, err := jsonpatch.DecodePatch(patch)
 		if err != nil {
 			s.fail(apierrors.NewBadRequest(err.Error()))
@@ -342,7 +343,11 @@ func (s *scaleRequest) patchScale(pt types.PatchType, patch []byte) {
 			s.fail(apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("The allowed maximum operations in a JSON patch is %d, got %d", maxJSONPatchOperations, len(p))))
 			return
 		}
-		if patched, err = p.Apply(currentJS); err != nil {
+		var panicked bool
+		if patched, panicked, err = applyJSONPatchOps(p, currentJS); panicked {
+			s.fail(internalError(errors.New(apiserverPanicked)))
+			return
+		} else if err != nil {
 			s.fail(apierrors.NewGenericServerResponse(http.StatusUnprocessableEntity, "", runtimeschema.GroupResource{}, "", err.Error(), 0, false))
 			return
 		}

@@ -436,8 +436,9 @@ func (c *CRD) canonicalMetaKept(obj map[string]any, how coercion) (metaKeys, boo
 // known says they stay true until the steps change them: the CRD's schemas
 // default nothing under metadata. The steps that read them (lacks) only look
 // at keys no step before them adds: the system fields, generateName,
-// ownerReferences, managedFields (absent from kept metadata) and
-// finalizers, and name before name generation.
+// ownerReferences, managedFields (which only the field manager's steps
+// change: they clear the bit or forget the keys) and finalizers, and name
+// before name generation.
 type metaKeys struct {
 	keys  objectmeta.Keys
 	known bool

@@ -194,7 +194,7 @@ func TestUpdateFastCorpus(t *testing.T) {
 	if len(bodies) < 60 {
 		t.Fatalf("%d corpus bodies, want at least 60", len(bodies))
 	}
-	compared, canonical := 0, 0
+	compared, canonical, canonicalManaged := 0, 0, 0
 	for _, b := range bodies {
 		created := b.v.CreateJSON(b.raw, CreateOptions{FieldValidation: Ignore})
 		if created.Err != nil {
@@ -230,23 +230,37 @@ func TestUpdateFastCorpus(t *testing.T) {
 		if objectmeta.Canonical(om) {
 			canonical++
 		}
+		// The same body with live's managed fields, as a client that
+		// read live sends it back.
+		om["managedFields"] = md["managedFields"]
+		rawManaged, err := json.Marshal(obj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := md["managedFields"]; ok && objectmeta.Canonical(om) {
+			canonicalManaged++
+		}
 		for _, status := range []bool{false, true} {
 			if status && !b.v.statusSubresource {
 				continue
 			}
 			for _, m := range []FieldValidation{Ignore, Warn, Strict} {
-				opts := UpdateOptions{FieldValidation: m, ManagedFields: fixedTime}
-				fast := b.v.updateWith(raw, nil, live, opts, status, true)
-				slow := b.v.updateWith(raw, nil, live, opts, status, false)
-				if err := sameResult(fast, slow); err != nil {
-					t.Errorf("%s (status %v, %s): fast update: %v", b.name, status, m, err)
+				for _, body := range [][]byte{raw, rawManaged} {
+					for _, mf := range []ManagedFields{fixedTime, {Omit: true}} {
+						opts := UpdateOptions{FieldValidation: m, ManagedFields: mf}
+						fast := b.v.updateWith(body, nil, live, opts, status, true)
+						slow := b.v.updateWith(body, nil, live, opts, status, false)
+						if err := sameResult(fast, slow); err != nil {
+							t.Errorf("%s (status %v, %s, omit %v): fast update of %s: %v", b.name, status, m, mf.Omit, body, err)
+						}
+						compared++
+					}
 				}
-				compared++
 			}
 		}
 	}
-	t.Logf("%d updates compared; %d bodies with canonical metadata", compared, canonical)
-	if compared < 100 || canonical < 10 {
-		t.Errorf("%d updates compared, %d bodies with canonical metadata: the fast steps are not exercised", compared, canonical)
+	t.Logf("%d updates compared; %d bodies with canonical metadata, %d with managed fields", compared, canonical, canonicalManaged)
+	if compared < 100 || canonical < 10 || canonicalManaged < 10 {
+		t.Errorf("%d updates compared, %d bodies with canonical metadata, %d with managed fields: the fast steps are not exercised", compared, canonical, canonicalManaged)
 	}
 }

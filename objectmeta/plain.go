@@ -1,9 +1,11 @@
 package objectmeta
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -13,17 +15,18 @@ import (
 // The server turns object metadata into metav1.ObjectMeta and back through
 // JSON and reflection, and validates it with regular expressions, several
 // times per request. Most metadata holds a name, a namespace, labels,
-// annotations and finalizers and nothing else; for such "plain" metadata
-// the functions below give the same results directly. Each of them
+// annotations, finalizers and the managed fields the server writes, and
+// nothing else; for such "plain" metadata the functions below give the
+// same results directly. Each of them
 // answers ok=false for anything else, and the callers then take the
 // server's own path. plain_test.go checks them against that path.
 
 // plainMetaFromMap is the JSON round trip of an unstructured metadata map
 // into ObjectMeta (Get), for a map that holds only string fields,
 // generation, labels, annotations, finalizers, owner references,
-// creationTimestamp, deletionTimestamp and deletionGracePeriodSeconds, all
-// with well-formed values: the decoded ObjectMeta then has no unknown field
-// and no error.
+// creationTimestamp, deletionTimestamp, deletionGracePeriodSeconds and
+// managed fields, all with well-formed values: the decoded ObjectMeta then
+// has no unknown field and no error.
 func plainMetaFromMap(m map[string]any) (*metav1.ObjectMeta, bool) {
 	meta := new(metav1.ObjectMeta)
 	for k, v := range m {
@@ -78,30 +81,19 @@ func plainMetaFromMap(m map[string]any) (*metav1.ObjectMeta, bool) {
 			}
 			meta.OwnerReferences = refs
 		case "creationTimestamp":
-			switch ts := v.(type) {
-			case nil:
-			case string:
-				// metav1.Time.UnmarshalJSON: RFC 3339, in local time.
-				t, err := time.Parse(time.RFC3339, ts)
-				if err != nil {
-					return nil, false
-				}
-				meta.CreationTimestamp = metav1.Time{Time: t.Local()}
-			default:
+			t, ok := plainTime(v)
+			if !ok {
 				return nil, false
+			}
+			if t != nil {
+				meta.CreationTimestamp = *t
 			}
 		case "deletionTimestamp":
-			switch ts := v.(type) {
-			case nil:
-			case string:
-				t, err := time.Parse(time.RFC3339, ts)
-				if err != nil {
-					return nil, false
-				}
-				meta.DeletionTimestamp = &metav1.Time{Time: t.Local()}
-			default:
+			t, ok := plainTime(v)
+			if !ok {
 				return nil, false
 			}
+			meta.DeletionTimestamp = t
 		case "deletionGracePeriodSeconds":
 			switch g := v.(type) {
 			case nil:
@@ -110,11 +102,193 @@ func plainMetaFromMap(m map[string]any) (*metav1.ObjectMeta, bool) {
 			default:
 				return nil, false
 			}
+		case "managedFields":
+			mf, ok := plainManagedFields(v)
+			if !ok {
+				return nil, false
+			}
+			meta.ManagedFields = mf
 		default:
 			return nil, false
 		}
 	}
 	return meta, true
+}
+
+// plainTime accepts null (nil) or an RFC 3339 time, read as
+// metav1.Time.UnmarshalJSON reads it: in local time.
+func plainTime(v any) (*metav1.Time, bool) {
+	switch ts := v.(type) {
+	case nil:
+		return nil, true
+	case string:
+		t, err := time.Parse(time.RFC3339, ts)
+		if err != nil {
+			return nil, false
+		}
+		return &metav1.Time{Time: t.Local()}, true
+	}
+	return nil, false
+}
+
+// plainManagedFields accepts null or a non-empty list of managed fields
+// entries that hold only manager, operation, apiVersion, fieldsType and
+// subresource (strings or null), time (as plainTime) and fieldsV1 (null,
+// or an object of objects at any depth, as field sets are written). The
+// JSON decoder hands fieldsV1 to FieldsV1.UnmarshalJSON as the bytes
+// encoding/json wrote for it, which are json.Marshal's of the value.
+func plainManagedFields(v any) ([]metav1.ManagedFieldsEntry, bool) {
+	if v == nil {
+		return nil, true
+	}
+	l, ok := v.([]any)
+	if !ok || len(l) == 0 {
+		return nil, false
+	}
+	out := make([]metav1.ManagedFieldsEntry, len(l))
+	for i, e := range l {
+		m, ok := e.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		entry := &out[i]
+		for k, x := range m {
+			switch k {
+			case "manager", "operation", "apiVersion", "fieldsType", "subresource":
+				s, ok := plainString(x)
+				if !ok {
+					return nil, false
+				}
+				switch k {
+				case "manager":
+					entry.Manager = s
+				case "operation":
+					entry.Operation = metav1.ManagedFieldsOperationType(s)
+				case "apiVersion":
+					entry.APIVersion = s
+				case "fieldsType":
+					entry.FieldsType = s
+				default:
+					entry.Subresource = s
+				}
+			case "time":
+				t, ok := plainTime(x)
+				if !ok {
+					return nil, false
+				}
+				entry.Time = t
+			case "fieldsV1":
+				if x == nil {
+					continue
+				}
+				raw, ok := appendFieldSet(nil, x, 0)
+				if !ok {
+					return nil, false
+				}
+				entry.FieldsV1 = &metav1.FieldsV1{Raw: raw}
+			default:
+				return nil, false
+			}
+		}
+	}
+	return out, true
+}
+
+// appendFieldSet appends to b what json.Marshal writes for v, an object
+// of fieldSetShape: members in sorted key order, keys quoted as
+// appendJSONString quotes them. It reports false for a v of another shape.
+func appendFieldSet(b []byte, v any, depth int) ([]byte, bool) {
+	m, ok := v.(map[string]any)
+	if !ok || depth > maxWalkDepth {
+		return b, false
+	}
+	b = append(b, '{')
+	if len(m) > 0 {
+		var small [8]string
+		keys := small[:0]
+		for k := range m {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for i, k := range keys {
+			if !utf8.ValidString(k) {
+				return b, false
+			}
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSONString(b, k)
+			b = append(b, ':')
+			if b, ok = appendFieldSet(b, m[k], depth+1); !ok {
+				return b, false
+			}
+		}
+	}
+	return append(b, '}'), true
+}
+
+// appendJSONString appends s, valid UTF-8, quoted as encoding/json quotes
+// strings: '"' and '\\' escaped with a backslash, \b \f \n \r \t, other
+// control characters and the HTML characters <, > and & as \u00XX, U+2028
+// and U+2029 as \u2028 and \u2029.
+func appendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xF])
+			start = i + size
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+// fieldSetShape reports whether v is an object whose members are objects,
+// at any depth (bounded), with keys that are valid UTF-8: the shape of a
+// FieldsV1 field set, whose JSON round trip gives it back as it is.
+func fieldSetShape(v any, depth int) bool {
+	m, ok := v.(map[string]any)
+	if !ok || depth > maxWalkDepth {
+		return false
+	}
+	for k, e := range m {
+		if !utf8.ValidString(k) || !fieldSetShape(e, depth+1) {
+			return false
+		}
+	}
+	return true
 }
 
 // plainString accepts a string that JSON carries unchanged (valid UTF-8) or
@@ -231,10 +405,22 @@ func plainOwnerRefs(v any) ([]metav1.OwnerReference, bool) {
 // meta (Set) when meta has nothing but the fields
 // plainMetaFromMap reads, and no empty non-nil map or list.
 func plainMetaToMap(meta *metav1.ObjectMeta) (map[string]any, bool) {
-	if (meta.OwnerReferences != nil && len(meta.OwnerReferences) == 0) || meta.ManagedFields != nil ||
+	if (meta.OwnerReferences != nil && len(meta.OwnerReferences) == 0) ||
+		(meta.ManagedFields != nil && len(meta.ManagedFields) == 0) ||
 		(meta.Labels != nil && len(meta.Labels) == 0) || (meta.Annotations != nil && len(meta.Annotations) == 0) ||
 		(meta.Finalizers != nil && len(meta.Finalizers) == 0) {
 		return nil, false
+	}
+	var managed []any
+	if meta.ManagedFields != nil {
+		managed = make([]any, len(meta.ManagedFields))
+		for i := range meta.ManagedFields {
+			m, ok := plainManagedFieldsEntryToMap(&meta.ManagedFields[i])
+			if !ok {
+				return nil, false
+			}
+			managed[i] = m
+		}
 	}
 	out := make(map[string]any, 4)
 	for _, f := range [...]struct {
@@ -291,6 +477,50 @@ func plainMetaToMap(meta *metav1.ObjectMeta) (map[string]any, bool) {
 		}
 		out["finalizers"] = l
 	}
+	if managed != nil {
+		out["managedFields"] = managed
+	}
+	return out, true
+}
+
+// plainManagedFieldsEntryToMap is ToUnstructured of one managed fields
+// entry: the fields that are set (omitempty), the time in UTC whole
+// seconds (metav1.Time.ToUnstructured), fieldsV1 decoded from its bytes
+// as the converter decodes what FieldsV1.MarshalJSON gives. It answers
+// false for a set time that is zero (the converter writes no time),
+// fieldsV1 bytes that are empty, do not start with '{' (CBOR, or JSON with
+// leading space, which the converter refuses) or do not decode to an
+// object of objects (plainManagedFields' shape, which any JSON decoder
+// reads alike).
+func plainManagedFieldsEntryToMap(e *metav1.ManagedFieldsEntry) (map[string]any, bool) {
+	out := make(map[string]any, 7)
+	for _, f := range [...]struct {
+		key, value string
+	}{
+		{"manager", e.Manager}, {"operation", string(e.Operation)}, {"apiVersion", e.APIVersion},
+		{"fieldsType", e.FieldsType}, {"subresource", e.Subresource},
+	} {
+		if f.value != "" {
+			out[f.key] = f.value
+		}
+	}
+	if e.Time != nil {
+		if e.Time.IsZero() {
+			return nil, false
+		}
+		out["time"] = e.Time.UTC().Format(time.RFC3339)
+	}
+	if e.FieldsV1 != nil {
+		raw := e.FieldsV1.Raw
+		if len(raw) == 0 || raw[0] != '{' {
+			return nil, false
+		}
+		var set map[string]any
+		if json.Unmarshal(raw, &set) != nil || !fieldSetShape(set, 0) {
+			return nil, false
+		}
+		out["fieldsV1"] = set
+	}
 	return out, true
 }
 
@@ -306,11 +536,15 @@ func anyMap(m map[string]string) map[string]any {
 // (ValidateObjectMetaDeclaratively with NameIsDNSSubdomain, then
 // ValidateObjectMetaAccessor with path-segment names) certainly find
 // nothing: plain metadata whose name, generateName, namespace, labels,
-// annotations and finalizers are in the simplest valid forms. false means
-// "ask the server's validators", not "invalid".
+// annotations and finalizers are in the simplest valid forms and whose
+// managed fields entries pass (managedFieldsValid). false means "ask the
+// server's validators", not "invalid".
 func plainMetaValid(meta *metav1.ObjectMeta, namespaced bool) bool {
-	if len(meta.OwnerReferences) > 0 || len(meta.ManagedFields) > 0 || meta.DeletionTimestamp != nil ||
+	if len(meta.OwnerReferences) > 0 || meta.DeletionTimestamp != nil ||
 		meta.DeletionGracePeriodSeconds != nil || meta.UID != "" || meta.Generation < 0 {
+		return false
+	}
+	if !managedFieldsValid(meta.ManagedFields) {
 		return false
 	}
 	if !isDNSSubdomain(meta.Name) {
@@ -346,6 +580,30 @@ func plainMetaValid(meta *metav1.ObjectMeta, namespaced bool) bool {
 		foreground = foreground || f == metav1.FinalizerDeleteDependents
 	}
 	return !(orphan && foreground)
+}
+
+// managedFieldsValid is ValidateManagedFields finding nothing: every
+// entry's operation Apply or Update, its fieldsType empty or FieldsV1, its
+// manager at most 128 bytes of printable characters, its subresource at
+// most 256 bytes.
+func managedFieldsValid(entries []metav1.ManagedFieldsEntry) bool {
+	for i := range entries {
+		e := &entries[i]
+		switch e.Operation {
+		case metav1.ManagedFieldsOperationApply, metav1.ManagedFieldsOperationUpdate:
+		default:
+			return false
+		}
+		if e.FieldsType != "" && e.FieldsType != "FieldsV1" || len(e.Manager) > 128 || len(e.Subresource) > 256 {
+			return false
+		}
+		for _, r := range e.Manager {
+			if !unicode.IsPrint(r) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // generateNameValid is plainMetaValid's check of a non-empty generateName.
@@ -479,7 +737,8 @@ func isLabelKey(k string, folded bool) bool {
 // plain metadata whose fields are all in the form the way back writes them
 // (non-empty valid UTF-8 strings, a non-zero generation, non-empty maps and
 // lists of strings, owner references with all four names and no null, a
-// creation time already in UTC whole seconds), with no null anywhere. The
+// creation time already in UTC whole seconds, managed fields entries of
+// non-empty strings, such a time and field sets), with no null anywhere. The
 // facade then leaves such metadata as it is instead of rebuilding it. false
 // means "take the round trip", not "not canonical".
 func Canonical(m map[string]any) bool {
@@ -491,7 +750,7 @@ func Canonical(m map[string]any) bool {
 type Keys uint16
 
 // The keys canonical metadata may hold; any other key makes it not
-// canonical (managedFields among them).
+// canonical.
 const (
 	KeyName Keys = 1 << iota
 	KeyGenerateName
@@ -507,6 +766,7 @@ const (
 	KeyCreationTimestamp
 	KeyDeletionTimestamp
 	KeyDeletionGracePeriodSeconds
+	KeyManagedFields
 )
 
 // CanonicalKeys is Canonical that also returns, when m is canonical, the
@@ -520,7 +780,8 @@ func CanonicalKeys(m map[string]any) (Keys, bool) {
 // CanonicalKeysNew is CanonicalKeys that also checks, as ValidNew does, the
 // keys of m the create steps leave as they are: rest reports that labels,
 // annotations, finalizers and generateName pass and that m has no owner
-// references (ValidNew leaves those to the server's validators). With
+// references or managed fields (ValidNew leaves those to the server's
+// validators). With
 // ValidNewKept it answers as ValidNew would once the steps set the name,
 // namespace and generation, without a second pass over m.
 func CanonicalKeysNew(m map[string]any) (keys Keys, rest, ok bool) {
@@ -612,12 +873,7 @@ func canonicalKeys(m map[string]any, checkNew bool) (keys Keys, rest, ok bool) {
 			rest = false
 			continue
 		case "creationTimestamp":
-			s, ok := v.(string)
-			if !ok {
-				return 0, false, false
-			}
-			t, err := time.Parse(time.RFC3339, s)
-			if err != nil || t.IsZero() || t.UTC().Format(time.RFC3339) != s {
+			if !canonicalTime(v) {
 				return 0, false, false
 			}
 			keys |= KeyCreationTimestamp
@@ -638,6 +894,13 @@ func canonicalKeys(m map[string]any, checkNew bool) (keys Keys, rest, ok bool) {
 				return 0, false, false
 			}
 			keys |= KeyDeletionGracePeriodSeconds
+			continue
+		case "managedFields":
+			if !canonicalManagedFields(v) {
+				return 0, false, false
+			}
+			keys |= KeyManagedFields
+			rest = false // left to the server's validators on a create
 			continue
 		default:
 			return 0, false, false
@@ -675,6 +938,54 @@ func ValidNewKept(m map[string]any, keys Keys, rest, namespaced bool) bool {
 	if g, set := m["generation"]; set {
 		if g, ok := g.(int64); !ok || g <= 0 {
 			return false
+		}
+	}
+	return true
+}
+
+// canonicalTime is Canonical for a time: an RFC 3339 string already in
+// the form metav1.Time.ToUnstructured writes (UTC, whole seconds), not the
+// zero time (which it leaves out).
+func canonicalTime(v any) bool {
+	s, ok := v.(string)
+	if !ok {
+		return false
+	}
+	t, err := time.Parse(time.RFC3339, s)
+	return err == nil && !t.IsZero() && t.UTC().Format(time.RFC3339) == s
+}
+
+// canonicalManagedFields is Canonical for the managedFields list: each
+// entry holds manager, operation, apiVersion, fieldsType and subresource
+// as non-empty valid UTF-8 strings, time as canonicalTime, and fieldsV1 as
+// an object of objects (fieldSetShape), each only if present.
+func canonicalManagedFields(v any) bool {
+	l, ok := v.([]any)
+	if !ok || len(l) == 0 {
+		return false
+	}
+	for _, e := range l {
+		m, ok := e.(map[string]any)
+		if !ok {
+			return false
+		}
+		for k, x := range m {
+			switch k {
+			case "manager", "operation", "apiVersion", "fieldsType", "subresource":
+				if s, ok := x.(string); !ok || s == "" || !utf8.ValidString(s) {
+					return false
+				}
+			case "time":
+				if !canonicalTime(x) {
+					return false
+				}
+			case "fieldsV1":
+				if !fieldSetShape(x, 0) {
+					return false
+				}
+			default:
+				return false
+			}
 		}
 	}
 	return true
@@ -793,17 +1104,12 @@ func ValidNew(m map[string]any, namespaced bool) bool {
 				foreground = foreground || f == metav1.FinalizerDeleteDependents
 			}
 		case "creationTimestamp":
-			s, ok := v.(string)
-			if !ok {
-				return false
-			}
-			t, err := time.Parse(time.RFC3339, s)
-			if err != nil || t.IsZero() || t.UTC().Format(time.RFC3339) != s {
+			if !canonicalTime(v) {
 				return false
 			}
 		default:
-			// uid and ownerReferences send plainMetaValid to the server's
-			// validators; anything else is not canonical.
+			// uid, ownerReferences and managedFields send plainMetaValid
+			// to the server's validators; anything else is not canonical.
 			return false
 		}
 	}

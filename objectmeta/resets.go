@@ -133,6 +133,16 @@ func containsTypedRef(refs []metav1.OwnerReference, r metav1.OwnerReference) boo
 // atomic list or map of obj counts as present, where the server, which
 // types the object, would keep it.
 func ManagedFieldsOnCreate(entries []metav1.ManagedFieldsEntry, obj any, known func(apiVersion string) bool) []metav1.ManagedFieldsEntry {
+	var kept []metav1.ManagedFieldsEntry
+	for _, i := range managedFieldsKept(entries, obj, known) {
+		kept = append(kept, entries[i])
+	}
+	return kept
+}
+
+// managedFieldsKept is ManagedFieldsOnCreate's answer as the indexes of
+// the entries kept, in order.
+func managedFieldsKept(entries []metav1.ManagedFieldsEntry, obj any, known func(apiVersion string) bool) []int {
 	if len(entries) == 0 {
 		return nil
 	}
@@ -155,7 +165,7 @@ func ManagedFieldsOnCreate(entries []metav1.ManagedFieldsEntry, obj any, known f
 			return nil
 		}
 	}
-	var kept []metav1.ManagedFieldsEntry
+	var kept []int
 	for i, e := range entries {
 		if !known(e.APIVersion) {
 			continue
@@ -165,7 +175,7 @@ func ManagedFieldsOnCreate(entries []metav1.ManagedFieldsEntry, obj any, known f
 			claims = claims || !present(obj, p)
 		})
 		if claims {
-			kept = append(kept, e)
+			kept = append(kept, i)
 		}
 	}
 	return kept
@@ -229,13 +239,68 @@ func matches(e any, pe fieldpath.PathElement) bool {
 	return true
 }
 
+// ValidManagedFields reports that v, a managedFields value, is canonical
+// (as Canonical requires) and that ValidateManagedFields finds nothing in
+// it: every entry has operation Apply or Update, fieldsType FieldsV1 or
+// none, a manager of at most 128 bytes of printable characters and a
+// subresource of at most 256 bytes. false means "ask".
+func ValidManagedFields(v any) bool {
+	if !canonicalManagedFields(v) {
+		return false
+	}
+	for _, e := range v.([]any) {
+		m := e.(map[string]any)
+		manager, _ := m["manager"].(string)
+		op, _ := m["operation"].(string)
+		ft, _ := m["fieldsType"].(string)
+		sub, _ := m["subresource"].(string)
+		entry := metav1.ManagedFieldsEntry{Manager: manager, Operation: metav1.ManagedFieldsOperationType(op), FieldsType: ft, Subresource: sub}
+		if !managedFieldsValid([]metav1.ManagedFieldsEntry{entry}) {
+			return false
+		}
+	}
+	return true
+}
+
 // ResetManagedFields keeps in md["managedFields"], modifying md, only the
 // entries ManagedFieldsOnCreate keeps for the object obj whose metadata md
 // is; md must be canonical metadata.
 func ResetManagedFields(md map[string]any, obj any, known func(apiVersion string) bool) {
+	resetManagedFields(md, obj, known, true)
+}
+
+// resetManagedFields is ResetManagedFields; fast lets plain entries take
+// a direct path (tests compare both paths): read as plainManagedFields
+// reads them, and those kept written back as they are when they are in
+// the form the converter writes (canonicalManagedFields), else as
+// plainManagedFieldsEntryToMap writes them.
+func resetManagedFields(md map[string]any, obj any, known func(apiVersion string) bool, fast bool) {
 	v, ok := md["managedFields"]
 	if !ok {
 		return
+	}
+	if entries, ok := plainManagedFields(v); ok && fast {
+		kept := managedFieldsKept(entries, obj, known)
+		if len(kept) == 0 {
+			delete(md, "managedFields")
+			return
+		}
+		l, _ := v.([]any)
+		out := make([]any, len(kept))
+		canonical, written := canonicalManagedFields(v), true
+		for i, k := range kept {
+			if canonical {
+				out[i] = l[k]
+				continue
+			}
+			if out[i], written = plainManagedFieldsEntryToMap(&entries[k]); !written {
+				break // the converter's way, below
+			}
+		}
+		if written {
+			md["managedFields"] = out
+			return
+		}
 	}
 	var meta metav1.ObjectMeta
 	if runtime.DefaultUnstructuredConverter.FromUnstructured(map[string]any{"managedFields": v}, &meta) != nil {

@@ -1,0 +1,5 @@
+//go:build !race
+
+package crdkit
+
+const raceDetector = false

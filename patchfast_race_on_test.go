@@ -1,0 +1,6 @@
+//go:build race
+
+package crdkit
+
+// raceDetector: the race detector slows the random agreement loops tenfold.
+const raceDetector = true
