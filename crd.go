@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/crdkit/crdkit/conversion"
+	"github.com/crdkit/crdkit/definition"
 	"github.com/crdkit/crdkit/internal/par"
 	"github.com/crdkit/crdkit/objectmeta"
 	"github.com/crdkit/crdkit/printcolumns"
@@ -161,7 +162,7 @@ func New(crd *apiextensionsv1.CustomResourceDefinition, opts ...LoadOptions) (*C
 	}
 	prepareForCreate(internal)
 	c := &CRD{v1: v1, byName: map[string]*Version{}, warnings: warnings}
-	c.lint = validateCRD(internal)
+	c.lint = definition.Validate(internal)
 	if len(c.lint) > 0 && !o.AllowInvalid {
 		return nil, newInvalid(crdGroupKind, v1.Name, c.lint)
 	}
@@ -180,7 +181,7 @@ func New(crd *apiextensionsv1.CustomResourceDefinition, opts ...LoadOptions) (*C
 		if iv == nil {
 			return
 		}
-		cv.props = propsFromInternal(iv)
+		cv.props = definition.SchemaProps(iv)
 		s, err := schema.Compile(cv.props)
 		if err == nil {
 			cv.schema = s

@@ -1,4 +1,4 @@
-package crdkit
+package definition
 
 import (
 	"fmt"

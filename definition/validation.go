@@ -1,4 +1,4 @@
-package crdkit
+package definition
 
 import (
 	"fmt"
@@ -19,11 +19,13 @@ import (
 	"github.com/crdkit/crdkit/schema"
 )
 
-// validateCRD makes the checks the server makes when a CRD is created
+// Validate makes the checks the server makes when a CRD is created
 // (apis/apiextensions/validation ValidateCustomResourceDefinition), on the
-// internal form the server validates. Not yet covered: running the
-// x-kubernetes-validations rules on defaults.
-func validateCRD(crd *apiextensions.CustomResourceDefinition) field.ErrorList {
+// internal form the server validates, after the strategy's preparation
+// (status reset, generation 1, the storage version stored). The errors are
+// those of the 422 response's causes, in the server's order where its order
+// does not follow Go map iteration. It does not modify crd.
+func Validate(crd *apiextensions.CustomResourceDefinition) field.ErrorList {
 	nameFn := func(name string, prefix bool) []string {
 		ret := genericvalidation.NameIsDNSSubdomain(name, prefix)
 		if name != crd.Spec.Names.Plural+"."+crd.Spec.Group {
@@ -176,7 +178,7 @@ const maxSelectableFields = 8
 // select from. base is the version path (or spec for lifted fields).
 func validateSelectableFields(fields []apiextensions.SelectableField, in *apiextensions.JSONSchemaProps, base *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	p := propsFromInternal(in)
+	p := SchemaProps(in)
 	if err := schema.BuildError(p); err != nil {
 		errs = append(errs, field.Invalid(base.Child("schema.openAPIV3Schema"), "", err.Error()))
 		p = nil
@@ -280,7 +282,7 @@ func validateSchema(v *apiextensions.CustomResourceValidation, statusEnabled boo
 	if in.Nullable {
 		errs = append(errs, field.Forbidden(fp.Child("openAPIV3Schema.nullable"), `nullable cannot be true at the root`))
 	}
-	p := propsFromInternal(in)
+	p := SchemaProps(in)
 	var initErrs field.ErrorList
 	var celSchema *schema.Schema
 	if err := schema.BuildError(p); err != nil {
@@ -625,11 +627,11 @@ func hasPerVersion(vs []apiextensions.CustomResourceDefinitionVersion, pred func
 }
 
 func specHas(spec *apiextensions.CustomResourceDefinitionSpec, pred func(*schema.Props) bool) bool {
-	if spec.Validation != nil && propsHas(propsFromInternal(spec.Validation.OpenAPIV3Schema), pred, 0) {
+	if spec.Validation != nil && propsHas(SchemaProps(spec.Validation.OpenAPIV3Schema), pred, 0) {
 		return true
 	}
 	for _, v := range spec.Versions {
-		if v.Schema != nil && propsHas(propsFromInternal(v.Schema.OpenAPIV3Schema), pred, 0) {
+		if v.Schema != nil && propsHas(SchemaProps(v.Schema.OpenAPIV3Schema), pred, 0) {
 			return true
 		}
 	}
@@ -678,3 +680,18 @@ func contains(l []string, s string) bool {
 	}
 	return false
 }
+
+// toFieldErrors converts schema errors into the server's field errors.
+func toFieldErrors(in schema.ErrorList) field.ErrorList {
+	if len(in) == 0 {
+		return nil
+	}
+	out := make(field.ErrorList, len(in))
+	for i, e := range in {
+		out[i] = &field.Error{Type: field.ErrorType(e.Type), Field: e.Field, BadValue: e.BadValue, Detail: e.Detail}
+	}
+	return out
+}
+
+// maxWalkDepth bounds the package's recursive walks over schemas.
+const maxWalkDepth = 10000
