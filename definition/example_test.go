@@ -58,3 +58,31 @@ spec:
 	// Output:
 	// spec.validation.openAPIV3Schema.properties[spec].properties[size].default: Invalid value: "string":  in body must be of type integer: "string"
 }
+
+// The server's CRD strategy warns about formats it does not recognize (it
+// then validates nothing for them) and about set lists of objects.
+func ExampleWarningsOnCreate() {
+	crd := internal(`
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {plural: widgets, kind: Widget}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          port: {type: integer, format: uint16}
+          when: {type: string, format: date-time}
+`)
+	fmt.Println(definition.WarningsOnCreate(crd))
+	// Output:
+	// [unrecognized format "uint16"]
+}

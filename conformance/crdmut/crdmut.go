@@ -310,3 +310,72 @@ func Gap(c string) string {
 	_ = c
 	return ""
 }
+
+// warningFormats are formats the server recognizes on some types and not on
+// others, and formats it never recognizes.
+var warningFormats = []string{"foo", "int32", "int64", "float", "double", "date-time", "datetime", "date", "uuid",
+	"k8s-short-name", "k8s-long-name", "byte", "email", "Date", "url", "ip", "duration", "password", "quantity"}
+
+// warningTypes are the types the added properties take.
+var warningTypes = []string{"string", "integer", "number", "boolean", "object", "array", ""}
+
+// MutateWarnings applies k random changes of what the server's CRD strategy
+// warns about (formats on existing nodes and on added properties of any
+// type, set lists of objects, arrays or scalars added to object nodes) and
+// describes them. Most results stay valid CRDs.
+func MutateWarnings(rng *rand.Rand, crd map[string]any, k int) string {
+	var desc []string
+	for j := 0; j < k; j++ {
+		var nodes []nodeRef
+		for i, v := range versions(crd) {
+			vm, _ := v.(map[string]any)
+			s, _ := vm["schema"].(map[string]any)
+			root, _ := s["openAPIV3Schema"].(map[string]any)
+			if root != nil {
+				collectNodes(root, fmt.Sprintf("versions[%d]", i), true, &nodes, 0)
+			}
+		}
+		if len(nodes) == 0 {
+			continue
+		}
+		n := nodes[rng.IntN(len(nodes))]
+		props, _ := n.m["properties"].(map[string]any)
+		switch c := rng.IntN(3); {
+		case c == 0 || props == nil || n.root:
+			if n.root {
+				continue // formats at the root are refused with the status subresource
+			}
+			f := warningFormats[rng.IntN(len(warningFormats))]
+			n.m["format"] = f
+			desc = append(desc, fmt.Sprintf("format %q at %s", f, n.path))
+		case c == 1:
+			t := warningTypes[rng.IntN(len(warningTypes))]
+			f := warningFormats[rng.IntN(len(warningFormats))]
+			p := map[string]any{"format": f}
+			if t != "" {
+				p["type"] = t
+			} else {
+				p["x-kubernetes-int-or-string"] = true
+			}
+			if t == "array" {
+				p["items"] = map[string]any{"type": "string"}
+			}
+			name := fmt.Sprintf("crdkitFormat%d", j)
+			props[name] = p
+			desc = append(desc, fmt.Sprintf("property %s {type %q, format %q} at %s", name, t, f, n.path))
+		default:
+			items := []map[string]any{
+				{"type": "object", "x-kubernetes-map-type": "atomic", "properties": map[string]any{"a": map[string]any{"type": "string"}}},
+				{"type": "array", "items": map[string]any{"type": "string"}},
+				{"type": "array", "x-kubernetes-list-type": "atomic", "items": map[string]any{"type": "integer"}},
+				{"type": "string"},
+				{"type": "object", "additionalProperties": map[string]any{"type": "string"}},
+			}
+			it := items[rng.IntN(len(items))]
+			name := fmt.Sprintf("crdkitSet%d", j)
+			props[name] = map[string]any{"type": "array", "x-kubernetes-list-type": "set", "items": it}
+			desc = append(desc, fmt.Sprintf("set %s of %v at %s", name, it["type"], n.path))
+		}
+	}
+	return fmt.Sprint(desc)
+}
