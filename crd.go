@@ -109,45 +109,60 @@ var ErrNotCRD = errors.New("not an apiextensions.k8s.io/v1 CustomResourceDefinit
 // set). A document that is not YAML or JSON is an error of its own; one
 // that is not a CRD at all gives ErrNotCRD.
 func Load(data []byte, opts ...LoadOptions) (*CRD, error) {
-	// JSON text is decoded as it is, so that the strict decoder sees (and
-	// warns about) duplicate keys, which YAML conversion would drop.
+	crd, warnings, err := DecodeCRD(data)
+	if err != nil {
+		return nil, err
+	}
+	c, err := New(crd, opts...)
+	if c != nil && len(warnings) > 0 {
+		// The decoder's warnings come before the handler's.
+		c.warnings = append(warnings, c.warnings...)
+	}
+	return c, err
+}
+
+// DecodeCRD decodes one CustomResourceDefinition (apiextensions.k8s.io/v1)
+// document, YAML or JSON, as the server's decoder does: field names case
+// sensitively, with the decoder's warnings about unknown and duplicate
+// fields (JSON text is decoded as it is, so that duplicate keys, which a
+// YAML conversion would drop, are seen). It applies no defaults. A document
+// that does not decode into a CustomResourceDefinition (a field of the
+// wrong JSON type) gives the server's 400 BadRequest, an
+// *apierrors.StatusError; one that is not YAML or JSON an error of its own;
+// one that is not a CRD at all ErrNotCRD.
+func DecodeCRD(data []byte) (*apiextensionsv1.CustomResourceDefinition, []string, error) {
 	js := bytes.TrimSpace(data)
 	if len(js) == 0 || js[0] != '{' || !json.Valid(js) {
 		var err error
 		if js, err = yaml.YAMLToJSON(data); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		js = bytes.TrimSpace(js)
 	}
 	if len(js) == 0 || bytes.Equal(js, []byte("null")) {
-		return nil, fmt.Errorf("%w: empty document", ErrNotCRD)
+		return nil, nil, fmt.Errorf("%w: empty document", ErrNotCRD)
 	}
 	var tm struct {
 		APIVersion string `json:"apiVersion"`
 		Kind       string `json:"kind"`
 	}
 	if err := kjson.UnmarshalCaseSensitivePreserveInts(js, &tm); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if tm.APIVersion != "apiextensions.k8s.io/v1" || tm.Kind != "CustomResourceDefinition" {
-		return nil, fmt.Errorf("%w: apiVersion %q, kind %q", ErrNotCRD, tm.APIVersion, tm.Kind)
+		return nil, nil, fmt.Errorf("%w: apiVersion %q, kind %q", ErrNotCRD, tm.APIVersion, tm.Kind)
 	}
 	crd := new(apiextensionsv1.CustomResourceDefinition)
 	strict, err := kjson.UnmarshalStrict(js, crd)
 	if err != nil {
 		// What the server answers for a body its decoder refuses.
-		return nil, apierrors.NewBadRequest(fmt.Sprintf("CustomResourceDefinition in version %q cannot be handled as a CustomResourceDefinition: %v", "v1", err))
+		return nil, nil, apierrors.NewBadRequest(fmt.Sprintf("CustomResourceDefinition in version %q cannot be handled as a CustomResourceDefinition: %v", "v1", err))
 	}
-	c, err := New(crd, opts...)
-	if c != nil && len(strict) > 0 {
-		// The decoder's warnings come before the handler's.
-		w := make([]string, 0, len(strict)+len(c.warnings))
-		for _, e := range strict {
-			w = append(w, e.Error())
-		}
-		c.warnings = append(w, c.warnings...)
+	var warnings []string
+	for _, e := range strict {
+		warnings = append(warnings, e.Error())
 	}
-	return c, err
+	return crd, warnings, nil
 }
 
 // New compiles a typed CustomResourceDefinition. It does not modify crd. See

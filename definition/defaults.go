@@ -20,9 +20,11 @@ import (
 // node. Defaults inside the metadata, apiVersion or kind of a resource are
 // checked inside a surrounding object. A default that passes all that is
 // checked against the x-kubernetes-validations rules of its node, with one
-// CEL budget for the whole walk, which stops when it runs out.
-func validateDefaults(s *schema.Schema, pth *field.Path) field.ErrorList {
-	w := defaultsWalker{budget: rules.RuntimeBudget}
+// CEL budget for the whole walk, which stops when it runs out. An update of
+// a live CRD that already has unpruned defaults does not require pruned
+// ones (requirePruned false).
+func validateDefaults(s *schema.Schema, pth *field.Path, requirePruned bool) field.ErrorList {
+	w := defaultsWalker{budget: rules.RuntimeBudget, requirePruned: requirePruned}
 	w.walk(pth, s, s, true, nil, false, 0)
 	return w.errs
 }
@@ -35,8 +37,9 @@ type step struct {
 }
 
 type defaultsWalker struct {
-	errs   field.ErrorList
-	budget int64 // CEL cost left; the walk stops below zero
+	errs          field.ErrorList
+	budget        int64 // CEL cost left; the walk stops below zero
+	requirePruned bool
 }
 
 func (w *defaultsWalker) walk(pth *field.Path, s, root *schema.Schema, top bool, steps []step, insideMeta bool, depth int) {
@@ -65,10 +68,12 @@ func (w *defaultsWalker) walk(pth *field.Path, s, root *schema.Schema, top bool,
 }
 
 func (w *defaultsWalker) plainDefault(dp *field.Path, def any, s *schema.Schema, embedded bool) {
-	pruned := schema.DeepCopyValue(def)
-	prune.Object(pruned, s, prune.Options{Root: embedded}, nil)
-	if !reflect.DeepEqual(pruned, def) {
-		w.errs = append(w.errs, field.Invalid(dp, def, "must not have unknown fields"))
+	if w.requirePruned {
+		pruned := schema.DeepCopyValue(def)
+		prune.Object(pruned, s, prune.Options{Root: embedded}, nil)
+		if !reflect.DeepEqual(pruned, def) {
+			w.errs = append(w.errs, field.Invalid(dp, def, "must not have unknown fields"))
+		}
 	}
 	v := schema.DeepCopyValue(def)
 	if err, _ := objectmeta.Coerce(dp, v, s, objectmeta.CoerceOptions{ResourceRoot: embedded}); err != nil {

@@ -110,6 +110,28 @@ const (
 	newEnv
 )
 
+// envPicker chooses the environment of each expression: kind, except that
+// the expressions the live CRD already has compile in the stored-expressions
+// environment (a CRD update).
+type envPicker struct {
+	kind                        envKind
+	storedRules, storedMessages map[string]bool
+}
+
+func (p envPicker) rule(expr string) envKind {
+	if p.storedRules[expr] {
+		return storedEnv
+	}
+	return p.kind
+}
+
+func (p envPicker) message(expr string) envKind {
+	if p.storedMessages[expr] {
+		return storedEnv
+	}
+	return p.kind
+}
+
 // Compile compiles every rule of s for evaluation, as the server does when it
 // serves a CRD version: the base environment of the server's default
 // compatibility version, the stored-expressions environment, self and oldSelf
@@ -178,7 +200,7 @@ func build(validation *schema.Schema, n *node, isRoot bool, decl *apiservercel.D
 		v.self = n.WithTypeAndObjectMeta().(*node)
 	}
 	if len(validation.Rules()) > 0 {
-		v.rules, v.initErr = compileRules(validation.Rules(), n, decl, base, ek)
+		v.rules, v.initErr = compileRules(validation.Rules(), n, decl, base, envPicker{kind: ek})
 		for i := range v.rules {
 			r := &v.rules[i]
 			v.usesOldSelf = v.usesOldSelf || r.usesOldSelf
@@ -238,7 +260,7 @@ func build(validation *schema.Schema, n *node, isRoot bool, decl *apiservercel.D
 
 // compileRules compiles the rules of one node as the server's Compile does.
 // A nil decl is the server's "failed to convert to declType" error.
-func compileRules(rs []schema.ValidationRule, n *node, decl *apiservercel.DeclType, base *environment.EnvSet, ek envKind) ([]compiledRule, error) {
+func compileRules(rs []schema.ValidationRule, n *node, decl *apiservercel.DeclType, base *environment.EnvSet, pick envPicker) ([]compiledRule, error) {
 	if decl == nil {
 		return nil, errors.New("failed to convert to declType for CEL validation rules")
 	}
@@ -265,7 +287,7 @@ func compileRules(rs []schema.ValidationRule, n *node, decl *apiservercel.DeclTy
 			}
 			es = optional
 		}
-		out[i] = compileRule(r, n, es, ek, est, card, decl)
+		out[i] = compileRule(r, n, es, pick, est, card, decl)
 	}
 	return out, nil
 }
@@ -302,13 +324,13 @@ func internalErr(detail string) *apiservercel.Error {
 
 // compileRule compiles one rule and its messageExpression with the server's
 // texts for each failure.
-func compileRule(r schema.ValidationRule, n *node, es *environment.EnvSet, ek envKind, est *library.CostEstimator, card uint64, decl *apiservercel.DeclType) (cr compiledRule) {
+func compileRule(r schema.ValidationRule, n *node, es *environment.EnvSet, pick envPicker, est *library.CostEstimator, card uint64, decl *apiservercel.DeclType) (cr compiledRule) {
 	cr.rule = r
 	cr.optional = r.OptionalOldSelf != nil && *r.OptionalOldSelf
 	if strings.TrimSpace(r.Rule) == "" {
 		return cr
 	}
-	env := envOf(es, ek)
+	env := envOf(es, pick.rule(r.Rule))
 	ast, iss := env.Compile(r.Rule)
 	if iss != nil {
 		cr.err = invalidErr("compilation failed: " + iss.String())
@@ -346,7 +368,7 @@ func compileRule(r schema.ValidationRule, n *node, es *environment.EnvSet, ek en
 	cr.maxCost, cr.cardinality, cr.prog = cost.Max, card, prog
 	cr.fast = &lazyFast{env: env, ast: ast, decl: decl}
 	if r.MessageExpression != "" {
-		cr.msgProg, cr.msgMaxCost, cr.fast.msg, cr.msgErr = compileMessage(r.MessageExpression, es, ek, est)
+		cr.msgProg, cr.msgMaxCost, cr.fast.msg, cr.msgErr = compileMessage(r.MessageExpression, es, pick.message(r.MessageExpression), est)
 		if cr.msgErr != nil {
 			return cr
 		}

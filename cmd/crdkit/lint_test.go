@@ -60,3 +60,71 @@ func TestLintStrategyWarnings(t *testing.T) {
 		t.Errorf("lint -o json warnings = %q, want %q", got, want)
 	}
 }
+
+const liveCRD = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {plural: widgets, kind: Widget}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              size: {type: integer}
+`
+
+// lint --old checks a revision as an update of its live CRD: what the
+// server refuses only on update (an immutable scope, a stored version
+// removed), the warnings only for what is new.
+func TestLintOld(t *testing.T) {
+	live := writeFile(t, "live.yaml", liveCRD)
+	for _, tc := range []struct {
+		name, doc string
+		code      int
+		want      []string
+	}{
+		{"no-op", liveCRD, 0, []string{"widgets.example.com: update accepted (200)"}},
+		{"scope changed", strings.Replace(liveCRD, "scope: Namespaced", "scope: Cluster", 1), 1,
+			[]string{"update refused (422 Invalid)", `spec.scope: Invalid value: "Cluster": field is immutable`}},
+		{"stored version removed", strings.Replace(liveCRD, "name: v1\n", "name: v2\n", 1), 1,
+			[]string{`status.storedVersions[0]: Invalid value: "v1": missing from spec.versions; v1 was previously a storage version`}},
+		{"format added", strings.Replace(liveCRD, "size: {type: integer}", "size: {type: integer}\n              at: {type: string, format: instant}", 1), 0,
+			[]string{`warning: unrecognized format "instant"`, "update accepted (200)"}},
+		{"not in LIVE: a create", strings.Replace(liveCRD, "widgets.example.com", "gadgets.example.com", 1), 1,
+			[]string{"gadgets.example.com: refused (422 Invalid)"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := writeFile(t, "new.yaml", tc.doc)
+			code, out, errs := runCLI(t, "lint", "--old", live, p)
+			if code != tc.code {
+				t.Errorf("lint --old exit = %d, want %d\n%s%s", code, tc.code, out, errs)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("lint --old output = %q, want it to contain %q", out, w)
+				}
+			}
+		})
+	}
+	p := writeFile(t, "new.yaml", strings.Replace(liveCRD, "scope: Namespaced", "scope: Cluster", 1))
+	_, out, _ := runCLI(t, "lint", "-o", "json", "--old", live, p)
+	var doc struct {
+		Results []lintResult `json:"results"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || len(doc.Results) != 1 {
+		t.Fatalf("lint -o json --old = %q (%v)", out, err)
+	}
+	if r := doc.Results[0]; r.Operation != "update" || r.Code != 422 || len(r.Causes) != 1 || r.Causes[0].Field != "spec.scope" {
+		t.Errorf("lint -o json --old = %+v, want an update refused for spec.scope", r)
+	}
+}

@@ -1,7 +1,7 @@
 // Command crdkit answers, offline, what the Kubernetes API server would say
 // about CustomResourceDefinitions and the objects they serve.
 //
-//	crdkit lint [-o text|json] FILE|DIR...
+//	crdkit lint [-o text|json] [--old LIVE]... FILE|DIR...
 //	crdkit validate [--crds FILE|DIR]... [--field-validation M] [-o text|json|yaml] FILE|DIR...
 //	crdkit get [--crds FILE|DIR]... [-o wide|json] FILE|DIR...
 //	crdkit versions [-o text|json] CRD-FILE
@@ -22,7 +22,8 @@ import (
 const usage = `usage: crdkit <command> [flags] FILE|DIR...
 
 commands:
-  lint      check CustomResourceDefinitions as the API server does on create
+  lint      check CustomResourceDefinitions as the API server does on create,
+            or on update of the live CRDs with --old
   validate  check objects against their CRDs as a dry-run create would
   get       print the printer-column table the server returns for objects
   versions  list a CRD's versions in priority order
