@@ -23,9 +23,15 @@ import (
 // CEL budget for the whole walk, which stops when it runs out. An update of
 // a live CRD that already has unpruned defaults does not require pruned
 // ones (requirePruned false).
-func validateDefaults(s *schema.Schema, pth *field.Path, requirePruned bool) field.ErrorList {
+//
+// Like the server, it coerces the metadata of embedded resources in a
+// default that is not inside metadata in place: in p's default values (p is
+// what s was compiled from), which are the CRD's own. The error about
+// unknown fields, built before, shows the coerced value, and the CRD is
+// stored with it.
+func validateDefaults(s *schema.Schema, p *schema.Props, pth *field.Path, requirePruned bool) field.ErrorList {
 	w := defaultsWalker{budget: rules.RuntimeBudget, requirePruned: requirePruned}
-	w.walk(pth, s, s, true, nil, false, 0)
+	w.walk(pth, s, p, s, true, nil, false, 0)
 	return w.errs
 }
 
@@ -42,7 +48,8 @@ type defaultsWalker struct {
 	requirePruned bool
 }
 
-func (w *defaultsWalker) walk(pth *field.Path, s, root *schema.Schema, top bool, steps []step, insideMeta bool, depth int) {
+// walk visits s and p, the props it was compiled from (nil when unknown).
+func (w *defaultsWalker) walk(pth *field.Path, s *schema.Schema, p *schema.Props, root *schema.Schema, top bool, steps []step, insideMeta bool, depth int) {
 	if s == nil || depth > maxWalkDepth || w.budget < 0 {
 		return
 	}
@@ -55,15 +62,26 @@ func (w *defaultsWalker) walk(pth *field.Path, s, root *schema.Schema, top bool,
 		if insideMeta {
 			w.metaDefault(dp, def, s, root, steps)
 		} else {
+			if p != nil && p.Default != nil {
+				def = p.Default.V // the CRD's own value, coerced in place
+			}
 			w.plainDefault(dp, def, s, embedded)
 		}
 	}
 	if it := s.Items(); it != nil {
-		w.walk(pth.Child("items"), it, root, false, append(steps[:len(steps):len(steps)], step{index: true}), insideMeta, depth+1)
+		var ip *schema.Props
+		if p != nil {
+			ip = p.Items
+		}
+		w.walk(pth.Child("items"), it, ip, root, false, append(steps[:len(steps):len(steps)], step{index: true}), insideMeta, depth+1)
 	}
-	for k, p := range s.Properties() {
+	for k, c := range s.Properties() {
+		var cp *schema.Props
+		if p != nil {
+			cp = p.Properties[k]
+		}
 		sub := insideMeta || (embedded && (k == "metadata" || k == "apiVersion" || k == "kind"))
-		w.walk(pth.Child("properties").Key(k), p, root, false, append(steps[:len(steps):len(steps)], step{key: k}), sub, depth+1)
+		w.walk(pth.Child("properties").Key(k), c, cp, root, false, append(steps[:len(steps):len(steps)], step{key: k}), sub, depth+1)
 	}
 }
 
@@ -75,12 +93,13 @@ func (w *defaultsWalker) plainDefault(dp *field.Path, def any, s *schema.Schema,
 			w.errs = append(w.errs, field.Invalid(dp, def, "must not have unknown fields"))
 		}
 	}
-	v := schema.DeepCopyValue(def)
-	if err, _ := objectmeta.Coerce(dp, v, s, objectmeta.CoerceOptions{ResourceRoot: embedded}); err != nil {
+	// The server coerces the default itself, after the error above was
+	// built over it, and validates what the coercion leaves.
+	if err, _ := objectmeta.Coerce(dp, def, s, objectmeta.CoerceOptions{ResourceRoot: embedded}); err != nil {
 		w.errs = append(w.errs, err)
 		return
 	}
-	if errs := objectmeta.Validate(dp, v, s, objectmeta.ValidateOptions{ResourceRoot: embedded}); len(errs) > 0 {
+	if errs := objectmeta.Validate(dp, def, s, objectmeta.ValidateOptions{ResourceRoot: embedded}); len(errs) > 0 {
 		w.errs = append(w.errs, errs...)
 		return
 	}

@@ -21,7 +21,10 @@
 //
 // # Concurrency and security
 //
-// The functions keep no state and are safe for concurrent use; they do not
-// modify their arguments. Schema walks are bounded in depth, CEL rules in
+// The functions keep no state and are safe for concurrent use on distinct
+// arguments. Like the server, Validate and ValidateUpdate coerce the
+// metadata of embedded resources in the schema defaults of the CRD they
+// check, in place (the server then stores the coerced defaults); they
+// modify nothing else, and ValidateUpdate never the live CRD. Schema walks are bounded in depth, CEL rules in
 // cost (the server's limits).
 package definition

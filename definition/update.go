@@ -28,8 +28,8 @@ import (
 // structural schemas, pruned defaults, atomic set items, map keys
 // required and not nullable, recognized conversion review versions, a
 // valid CA bundle, at most 8 selectable fields, preserveUnknownFields,
-// the API-approval state) are not required of crd either. It does not
-// modify its arguments.
+// the API-approval state) are not required of crd either. It modifies
+// crd as Validate does (embedded metadata in defaults coerced), never old.
 func ValidateUpdate(crd, old *apiextensions.CustomResourceDefinition) field.ErrorList {
 	opts := updateOptions(crd, old)
 	errs := objectmeta.ValidateUpdate(&crd.ObjectMeta, &old.ObjectMeta, false)

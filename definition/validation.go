@@ -24,7 +24,9 @@ import (
 // internal form the server validates, after the strategy's preparation
 // (status reset, generation 1, the storage version stored). The errors are
 // those of the 422 response's causes, in the server's order where its order
-// does not follow Go map iteration. It does not modify crd.
+// does not follow Go map iteration. Like the server, it coerces the
+// metadata of embedded resources in crd's schema defaults in place; it
+// modifies nothing else.
 func Validate(crd *apiextensions.CustomResourceDefinition) field.ErrorList {
 	nameFn := func(name string, prefix bool) []string {
 		ret := genericvalidation.NameIsDNSSubdomain(name, prefix)
@@ -381,7 +383,7 @@ func validateSchema(v *apiextensions.CustomResourceValidation, statusEnabled boo
 		if se := schema.ValidateStructural(p, schema.NewPath(sp.String())); len(se) > 0 {
 			errs = append(errs, toFieldErrors(se)...)
 		} else if s, err := schema.Compile(p); err == nil {
-			derrs := validateDefaults(s, sp, opts.requirePrunedDefaults)
+			derrs := validateDefaults(s, p, sp, opts.requirePrunedDefaults)
 			errs = append(errs, derrs...)
 			if len(derrs) == 0 {
 				celSchema = s

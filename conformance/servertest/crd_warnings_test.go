@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+
 	"github.com/crdkit/crdkit"
 	"github.com/crdkit/crdkit/conformance/crdmut"
 	"github.com/crdkit/crdkit/conformance/oracle"
@@ -103,4 +105,35 @@ func TestCreateWarningsAgreeWithServer(t *testing.T) {
 	}
 	fmt.Printf("conformance: crd-create-warnings-server %d/%d cases agree (%d with warnings, %d of them compared sorted: the server's order follows map iteration; %d refused)\n",
 		agree, compared, withWarnings, sorted, refused)
+}
+
+// TestCreateStoresCoercedDefaults: the server coerces the metadata of an
+// embedded resource in a default in place while it validates the default,
+// so the CRD it stores (and answers with) holds the coerced value.
+// crdkit.CreateCRD's CRD must hold the same.
+func TestCreateStoresCoercedDefaults(t *testing.T) {
+	doc := `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"widgets.coerce.example.com"},"spec":{"group":"coerce.example.com","scope":"Namespaced","names":{"plural":"widgets","kind":"Widget"},"versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object","properties":{"spec":{"type":"object","properties":{"template":{"type":"object","x-kubernetes-embedded-resource":true,"x-kubernetes-preserve-unknown-fields":true,"default":{"apiVersion":"v1","kind":"Pod","metadata":{"name":"x","bogus":1,"creationTimestamp":null},"spec":{"a":1}}}}}}}}}]}}`
+	r, err := srv.CreateCRDRaw(context.Background(), []byte(doc), oracle.CreateCRDOptions{DryRun: true})
+	if err != nil || r.Code != 201 {
+		t.Fatalf("dry-run create = %d %v %v", r.Code, r.Status, err)
+	}
+	crd, _, err := crdkit.DecodeCRD([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := crdkit.CreateCRD(crd)
+	if res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	theirs := new(apiextensionsv1.CustomResourceDefinition)
+	if err := json.Unmarshal(r.Body, theirs); err != nil {
+		t.Fatal(err)
+	}
+	def := func(c *apiextensionsv1.CustomResourceDefinition) string {
+		return string(c.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"].Properties["template"].Default.Raw)
+	}
+	if got, want := def(res.CRD), def(theirs); got != want {
+		t.Errorf("CreateCRD: the stored default = %s, server %s", got, want)
+	}
+	fmt.Printf("conformance: crd-create-coerced-default 1/1 (server stores %s)\n", def(theirs))
 }
