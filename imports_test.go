@@ -20,7 +20,7 @@ func TestImportRules(t *testing.T) {
 	core := map[string]bool{"schema": true, "prune": true, "defaulting": true, "versionsort": true}
 	operations := map[string]bool{"prune": true, "defaulting": true, "objectmeta": true, "rules": true,
 		"conversion": true, "versionsort": true, "printcolumns": true, "openapi": true}
-	above := map[string]bool{"admission": true, "generate": true}
+	above := map[string]bool{"admission": true, "generate": true, "upgrade": true}
 	for _, pkg := range []string{".", "schema", "prune", "defaulting", "versionsort", "objectmeta", "printcolumns", "rules", "conversion", "openapi", "definition"} {
 		if _, err := os.Stat(pkg); err != nil {
 			continue // not there yet

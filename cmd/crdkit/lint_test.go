@@ -128,3 +128,38 @@ func TestLintOld(t *testing.T) {
 		t.Errorf("lint -o json --old = %+v, want an update refused for spec.scope", r)
 	}
 }
+
+// upgrade reports the example's breaking revision and exits 1; a revision
+// that changes nothing exits 0.
+func TestUpgradeCommand(t *testing.T) {
+	dir := "../../examples/crd-upgrade/"
+	code, out, errs := runCLI(t, "upgrade", "--old", dir+"live.yaml", "--new", dir+"next.yaml", "--objects", dir+"stored.yaml")
+	if code != 1 {
+		t.Fatalf("upgrade exit = %d, want 1\n%s%s", code, out, errs)
+	}
+	for _, w := range []string{
+		"CRD backups.example.com: update accepted (200)",
+		"BREAKING spec.retentionDays: maximum added (30)",
+		"a GET prunes spec.legacyBucket (lost at the next write)",
+		"ratcheted: spec.retentionDays is kept only while unchanged",
+		"changing it to 366 is refused (422 Invalid)",
+		"summary: update accepted; 4 changes, 3 breaking; 4 objects, 3 break",
+	} {
+		if !strings.Contains(out, w) {
+			t.Errorf("upgrade output lacks %q:\n%s", w, out)
+		}
+	}
+	code, out, _ = runCLI(t, "upgrade", "-o", "json", "--old", dir+"live.yaml", "--new", dir+"live.yaml", "--objects", dir+"stored.yaml")
+	var r struct {
+		Summary struct {
+			ObjectsBreaking int `json:"objectsBreaking"`
+			Objects         int `json:"objects"`
+		} `json:"summary"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil || code != 0 || r.Summary.Objects != 4 || r.Summary.ObjectsBreaking != 0 {
+		t.Errorf("upgrade -o json of an unchanged revision = %d %+v (%v), want 0 and 4 objects, none breaking\n%s", code, r.Summary, err, out)
+	}
+	if code, _, _ := runCLI(t, "upgrade", "--old", dir+"live.yaml"); code != 2 {
+		t.Errorf("upgrade without --new exit = %d, want 2", code)
+	}
+}

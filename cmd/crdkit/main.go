@@ -8,6 +8,7 @@
 //	crdkit openapi --openapi-version 2|3 [--group-version G/V] [-o json|yaml] CRD-FILE...
 //	crdkit explain --crds CRDS RESOURCE[.FIELD...] [--api-version G/V] [--recursive]
 //	crdkit convert --crds CRDS --to VERSION [-o json|yaml] FILE...
+//	crdkit upgrade --old LIVE-CRD --new NEW-CRD [--objects FILE|DIR]... [-o text|json]
 //
 // Exit status: 0 when everything is accepted, 1 when anything is refused,
 // 2 on usage or load errors.
@@ -31,6 +32,7 @@ commands:
   explain   print what kubectl explain prints for a custom resource
   convert   read stored objects at another version, as a GET would return them
   bench     measure crdkit's throughput on your objects, step by step
+  upgrade   what updating a CRD to a new revision does to it and its objects
 
 Run "crdkit <command> -h" for the flags of a command.
 `
@@ -62,6 +64,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return explainCmd(args[1:], stdout, stderr)
 	case "convert":
 		return convertCmd(args[1:], stdout, stderr)
+	case "upgrade":
+		return upgradeCmd(args[1:], stdout, stderr)
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return 0
