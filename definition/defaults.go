@@ -29,8 +29,8 @@ import (
 // what s was compiled from), which are the CRD's own. The error about
 // unknown fields, built before, shows the coerced value, and the CRD is
 // stored with it.
-func validateDefaults(s *schema.Schema, p *schema.Props, pth *field.Path, requirePruned bool) field.ErrorList {
-	w := defaultsWalker{budget: rules.RuntimeBudget, requirePruned: requirePruned}
+func validateDefaults(s *schema.Schema, p *schema.Props, pth *field.Path, requirePruned bool, c *rules.Compiler) field.ErrorList {
+	w := defaultsWalker{budget: rules.RuntimeBudget, requirePruned: requirePruned, compiler: c}
 	w.walk(pth, s, p, s, true, nil, false, 0)
 	return w.errs
 }
@@ -46,6 +46,7 @@ type defaultsWalker struct {
 	errs          field.ErrorList
 	budget        int64 // CEL cost left; the walk stops below zero
 	requirePruned bool
+	compiler      *rules.Compiler
 }
 
 // walk visits s and p, the props it was compiled from (nil when unknown).
@@ -117,7 +118,7 @@ func (w *defaultsWalker) valuesAndRules(dp *field.Path, def any, s *schema.Schem
 	if s.Summary()&schema.HasRules == 0 {
 		return
 	}
-	v, err := rules.CompileNode(s, resourceRoot)
+	v, err := w.compiler.CompileNode(s, resourceRoot)
 	if err != nil {
 		w.errs = append(w.errs, field.InternalError(dp, err))
 		return

@@ -2,6 +2,7 @@ package definition
 
 import (
 	"reflect"
+	"sync"
 
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
@@ -47,21 +48,28 @@ func ValidateUpdate(crd, old *apiextensions.CustomResourceDefinition) field.Erro
 // updateOptions are the server's options for an update of old: each
 // requirement old already fails is dropped.
 func updateOptions(crd, old *apiextensions.CustomResourceDefinition) options {
-	o := options{
+	ss := convertSchemas(&old.Spec)
+	structural := structuralSchemas(ss)
+	var once sync.Once
+	var unchanged map[string]bool
+	return options{
 		requireRecognizedConversionReviewVersion: old.Spec.Conversion == nil || recognizedReviewVersionOrNone(old.Spec.Conversion.ConversionReviewVersions),
 		requireImmutableNames:                    established(old),
 		requireOpenAPISchema:                     everyVersionHasSchema(&old.Spec),
-		requireValidPropertyType:                 !specHasSchemaWith(&old.Spec, invalidType),
-		requireStructuralSchema:                  !specHasNonStructuralSchema(&old.Spec),
-		requirePrunedDefaults:                    !specHasUnprunedDefaults(&old.Spec),
-		requireAtomicSetType:                     !specHasSchemaWith(&old.Spec, nonAtomicSet),
-		requireMapListKeysMapSetValidation:       !specHasSchemaWith(&old.Spec, badMapListKeysOrSetItems),
-		stored:                                   storedExpressions(&old.Spec),
-		unchangedSchemas:                         unchangedSchemas(crd, old),
-		allowInvalidCABundle:                     allowInvalidCABundle(old),
-		allowTooManySelectableFields:             tooManySelectableFieldsAllowed(crd, old),
+		requireValidPropertyType:                 !ss.has(invalidType),
+		requireStructuralSchema:                  len(structural) == countSchemas(ss),
+		requirePrunedDefaults:                    !hasUnprunedDefaults(structural),
+		requireAtomicSetType:                     !ss.has(nonAtomicSet),
+		requireMapListKeysMapSetValidation:       !ss.has(badMapListKeysOrSetItems),
+		stored:                                   storedExpressions(ss),
+		unchanged: func(version string) bool {
+			once.Do(func() { unchanged = unchangedSchemas(crd, old) })
+			return unchanged[version]
+		},
+		compiler:                     rules.NewCompiler(),
+		allowInvalidCABundle:         allowInvalidCABundle(old),
+		allowTooManySelectableFields: tooManySelectableFieldsAllowed(crd, old),
 	}
-	return o
 }
 
 // PrepareForUpdate modifies crd as the server does before it validates an
@@ -111,105 +119,41 @@ func everyVersionHasSchema(spec *apiextensions.CustomResourceDefinitionSpec) boo
 	return true
 }
 
-func invalidType(s *apiextensions.JSONSchemaProps) bool {
-	return s.Type != "" && !contains(openAPITypes, s.Type)
-}
-
-var openAPITypes = []string{"array", "boolean", "integer", "number", "object", "string"}
-
-func hasKubernetesExtensions(s *apiextensions.JSONSchemaProps) bool {
-	return s.XEmbeddedResource || s.XPreserveUnknownFields != nil || s.XIntOrString ||
-		len(s.XListMapKeys) > 0 || s.XListType != nil || len(s.XValidations) > 0
-}
-
-// nonAtomicSet: a set list whose items are lists other than atomic, or
-// objects other than atomic maps.
-func nonAtomicSet(s *apiextensions.JSONSchemaProps) bool {
-	if s.XListType == nil || *s.XListType != "set" || s.Items == nil || s.Items.Schema == nil {
-		return false
-	}
-	is := s.Items.Schema
-	switch is.Type {
-	case "array":
-		return is.XListType != nil && *is.XListType != "atomic"
-	case "object":
-		return is.XMapType == nil || *is.XMapType != "atomic"
-	}
-	return false
-}
-
-// badMapListKeysOrSetItems: nullable items of a set or map list, or a map
-// key that is neither required nor defaulted, or nullable.
-func badMapListKeysOrSetItems(s *apiextensions.JSONSchemaProps) bool {
-	if s.Items == nil || s.Items.Schema == nil || s.XListType == nil || (*s.XListType != "set" && *s.XListType != "map") {
-		return false
-	}
-	is := s.Items.Schema
-	if is.Nullable {
-		return true
-	}
-	if *s.XListType != "map" {
-		return false
-	}
-	for _, k := range s.XListMapKeys {
-		p, ok := is.Properties[k]
-		if !ok {
-			continue
+// structuralSchemas are the schemas of ss that are structural.
+func structuralSchemas(ss schemas) []*schema.Props {
+	var out []*schema.Props
+	ss.roots(func(p *schema.Props) {
+		if schema.BuildError(p) == nil && len(schema.ValidateStructural(p, nil)) == 0 {
+			out = append(out, p)
 		}
-		if (!contains(is.Required, k) && p.Default == nil) || p.Nullable {
-			return true
-		}
-	}
-	return false
+	})
+	return out
 }
 
-func specHasNonStructuralSchema(spec *apiextensions.CustomResourceDefinitionSpec) bool {
-	nonStructural := func(v *apiextensions.CustomResourceValidation) bool {
-		if v == nil || v.OpenAPIV3Schema == nil {
-			return false
-		}
-		p := SchemaProps(v.OpenAPIV3Schema)
-		return schema.BuildError(p) != nil || len(schema.ValidateStructural(p, nil)) > 0
-	}
-	if nonStructural(spec.Validation) {
-		return true
-	}
-	for i := range spec.Versions {
-		if nonStructural(spec.Versions[i].Schema) {
-			return true
-		}
-	}
-	return false
+func countSchemas(ss schemas) int {
+	n := 0
+	ss.roots(func(*schema.Props) { n++ })
+	return n
 }
 
-// specHasUnprunedDefaults reports whether a structural schema of spec has a
+// hasUnprunedDefaults reports whether one of the structural schemas has a
 // default that the server's PruneDefaults would change: the default placed
 // in an object at its path from the root, its metadata coerced (invalid
 // fields dropped) and the object pruned, then read back. A schema whose
 // walk fails (a root default that is not an object, a value read back of
 // the wrong type) counts as having none, as for the server.
-func specHasUnprunedDefaults(spec *apiextensions.CustomResourceDefinitionSpec) bool {
-	unpruned := func(v *apiextensions.CustomResourceValidation) bool {
-		if v == nil || v.OpenAPIV3Schema == nil || !schemaHas(v.OpenAPIV3Schema, func(s *apiextensions.JSONSchemaProps) bool { return s.Default != nil }) {
-			return false
-		}
-		p := SchemaProps(v.OpenAPIV3Schema)
-		if schema.BuildError(p) != nil || len(schema.ValidateStructural(p, nil)) > 0 {
-			return false
+func hasUnprunedDefaults(structural []*schema.Props) bool {
+	for _, p := range structural {
+		if !propsHas(p, hasDefault, 0) {
+			continue
 		}
 		s, err := schema.Compile(p)
 		if err != nil {
-			return false
+			continue
 		}
 		w := defaultsPruner{root: s}
 		w.walk(s, nil, 0)
-		return w.changed && !w.failed
-	}
-	if unpruned(spec.Validation) {
-		return true
-	}
-	for i := range spec.Versions {
-		if unpruned(spec.Versions[i].Schema) {
+		if w.changed && !w.failed {
 			return true
 		}
 	}
@@ -290,16 +234,17 @@ func (w *defaultsPruner) prune(def any, steps []step) {
 	}
 }
 
-// storedExpressions are the rules and messageExpressions anywhere in spec.
-func storedExpressions(spec *apiextensions.CustomResourceDefinitionSpec) *rules.CheckOptions {
+// storedExpressions are the rules and messageExpressions anywhere in ss.
+func storedExpressions(ss schemas) *rules.CheckOptions {
 	o := &rules.CheckOptions{StoredRules: map[string]bool{}, StoredMessageExpressions: map[string]bool{}}
-	eachSchema(spec, func(s *apiextensions.JSONSchemaProps) {
-		for _, r := range s.XValidations {
+	ss.has(func(p *schema.Props) bool {
+		for _, r := range p.XValidations {
 			o.StoredRules[r.Rule] = true
 			if r.MessageExpression != "" {
 				o.StoredMessageExpressions[r.MessageExpression] = true
 			}
 		}
+		return false
 	})
 	return o
 }

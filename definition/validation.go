@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -36,7 +37,9 @@ func Validate(crd *apiextensions.CustomResourceDefinition) field.ErrorList {
 		return ret
 	}
 	errs := genericvalidation.ValidateObjectMeta(&crd.ObjectMeta, false, nameFn, field.NewPath("metadata"))
-	errs = append(errs, validateSpec(&crd.Spec, createOptions, field.NewPath("spec"))...)
+	opts := createOptions
+	opts.compiler = rules.NewCompiler()
+	errs = append(errs, validateSpec(&crd.Spec, opts, field.NewPath("spec"))...)
 	return append(errs, validateRest(crd, nil)...)
 }
 
@@ -67,13 +70,17 @@ type options struct {
 	requirePrunedDefaults                    bool
 	requireAtomicSetType                     bool
 	requireMapListKeysMapSetValidation       bool
+	// compiler is shared by the checks of one CRD.
+	compiler *rules.Compiler
 	// stored are the expressions of the live CRD (nil on create).
 	stored *rules.CheckOptions
-	// unchangedSchemas are the versions whose schema an update keeps.
-	unchangedSchemas map[string]bool
-	// suppressExpressionCost is set per version from unchangedSchemas.
-	suppressExpressionCost bool
-	allowInvalidCABundle   bool
+	// unchanged reports whether an update keeps the schema of a version
+	// (nil on create); worked out only when a per-expression cost limit is
+	// exceeded, the one check it lifts.
+	unchanged func(version string) bool
+	// version is the version whose schema is checked.
+	version              string
+	allowInvalidCABundle bool
 	// allowTooManySelectableFields holds the versions ("" for the top
 	// level) whose selectable fields may exceed the limit.
 	allowTooManySelectableFields map[string]bool
@@ -92,12 +99,9 @@ var createOptions = options{
 	allowInvalidCABundle:                     true,
 }
 
-// forVersion is opts for the schema of version name: per-expression costs
-// are not checked again for a schema the update keeps.
+// forVersion is opts for the schema of version name.
 func (o options) forVersion(name string) options {
-	if o.unchangedSchemas[name] {
-		o.suppressExpressionCost = true
-	}
+	o.version = name
 	return o
 }
 
@@ -115,8 +119,22 @@ func (o options) ruleOptions() rules.CheckOptions {
 	if o.stored != nil {
 		r = *o.stored
 	}
-	r.SkipExpressionCost = o.suppressExpressionCost
 	return r
+}
+
+// dropExpressionCosts removes the errors of per-expression cost limits when
+// the update keeps the schema of opts.version: the server does not make
+// that check then (the schema's total is still checked, and nothing else
+// depends on it).
+func dropExpressionCosts(errs field.ErrorList, opts options) field.ErrorList {
+	isCost := func(e *field.Error) bool {
+		return e.Type == field.ErrorTypeForbidden && (strings.HasPrefix(e.Detail, "estimated rule cost exceeds budget") ||
+			strings.HasPrefix(e.Detail, "estimated messageExpression cost exceeds budget"))
+	}
+	if opts.unchanged == nil || !slices.ContainsFunc(errs, isCost) || !opts.unchanged(opts.version) {
+		return errs
+	}
+	return slices.DeleteFunc(errs, isCost)
 }
 
 func validateSpec(spec *apiextensions.CustomResourceDefinitionSpec, opts options, fp *field.Path) field.ErrorList {
@@ -130,6 +148,7 @@ func validateSpec(spec *apiextensions.CustomResourceDefinitionSpec, opts options
 	}
 	errs = append(errs, enumString(fp.Child("scope"), string(spec.Scope), []string{"Cluster", "Namespaced"})...)
 
+	ss := convertSchemas(spec)
 	pruning := spec.PreserveUnknownFields == nil || !*spec.PreserveUnknownFields
 	if pruning {
 		opts.requireStructuralSchema = true // pruning needs a structural schema
@@ -145,13 +164,13 @@ func validateSpec(spec *apiextensions.CustomResourceDefinitionSpec, opts options
 			}
 		}
 	}
-	if specHasSchemaWith(spec, func(p *apiextensions.JSONSchemaProps) bool { return p.Default != nil }) {
+	if ss.has(hasDefault) {
 		opts.requireStructuralSchema = true
 		if spec.PreserveUnknownFields == nil || *spec.PreserveUnknownFields {
 			errs = append(errs, field.Invalid(fp.Child("preserveUnknownFields"), true, "must be false in order to use defaults in the schema"))
 		}
 	}
-	if specHasSchemaWith(spec, hasKubernetesExtensions) {
+	if ss.has(hasKubernetesExtensions) {
 		opts.requireStructuralSchema = true
 	}
 
@@ -160,7 +179,7 @@ func validateSpec(spec *apiextensions.CustomResourceDefinitionSpec, opts options
 	schemaErrs := make([]field.ErrorList, len(spec.Versions))
 	par.Each(len(spec.Versions), func(i int) {
 		v := &spec.Versions[i]
-		schemaErrs[i] = validateSchema(v.Schema, hasStatus(subresourcesFor(spec, v.Name)), opts.forVersion(v.Name), fp.Child("versions").Index(i).Child("schema"))
+		schemaErrs[i] = validateSchema(v.Schema, ss.versions[i], hasStatus(subresourcesFor(spec, v.Name)), opts.forVersion(v.Name), fp.Child("versions").Index(i).Child("schema"))
 	})
 	storage := 0
 	seen := map[string]bool{}
@@ -178,7 +197,7 @@ func validateSpec(spec *apiextensions.CustomResourceDefinitionSpec, opts options
 		if e := utilvalidation.IsDNS1035Label(v.Name); len(e) > 0 {
 			errs = append(errs, field.Invalid(vp.Child("name"), v.Name, strings.Join(e, ",")))
 		}
-		errs = append(errs, validateVersion(v, opts, vp, schemaErrs[i])...)
+		errs = append(errs, validateVersion(v, ss.versions[i], opts, vp, schemaErrs[i])...)
 	}
 
 	if spec.Validation != nil && hasPerVersion(spec.Versions, func(v *apiextensions.CustomResourceDefinitionVersion) bool { return v.Schema != nil }) {
@@ -218,7 +237,7 @@ func validateSpec(spec *apiextensions.CustomResourceDefinitionSpec, opts options
 		}
 	}
 	errs = append(errs, validateNames(&spec.Names, fp.Child("names"))...)
-	errs = append(errs, validateSchema(spec.Validation, hasAnyStatus(spec), opts.forVersion(spec.Version), fp.Child("validation"))...)
+	errs = append(errs, validateSchema(spec.Validation, ss.top, hasAnyStatus(spec), opts.forVersion(spec.Version), fp.Child("validation"))...)
 	errs = append(errs, validateSubresources(spec.Subresources, fp.Child("subresources"))...)
 	for i := range spec.AdditionalPrinterColumns {
 		errs = append(errs, validateColumn(&spec.AdditionalPrinterColumns[i], fp.Child("additionalPrinterColumns").Index(i))...)
@@ -227,7 +246,7 @@ func validateSpec(spec *apiextensions.CustomResourceDefinitionSpec, opts options
 		if spec.Validation == nil {
 			errs = append(errs, field.Invalid(fp.Child("selectableFields"), "", "may only be set when validations.schema is included"))
 		} else {
-			errs = append(errs, validateSelectableFields(spec.SelectableFields, spec.Validation.OpenAPIV3Schema, fp, opts.allowTooManySelectableFields[""])...)
+			errs = append(errs, validateSelectableFields(spec.SelectableFields, ss.top, fp, opts.allowTooManySelectableFields[""])...)
 		}
 	}
 	if c := spec.Conversion; c != nil && c.Strategy != apiextensions.NoneConverter && (spec.PreserveUnknownFields == nil || *spec.PreserveUnknownFields) {
@@ -239,7 +258,7 @@ func validateSpec(spec *apiextensions.CustomResourceDefinitionSpec, opts options
 
 // validateVersion checks one version; schemaErrs are its schema's errors
 // (validateSchema's).
-func validateVersion(v *apiextensions.CustomResourceDefinitionVersion, opts options, fp *field.Path, schemaErrs field.ErrorList) field.ErrorList {
+func validateVersion(v *apiextensions.CustomResourceDefinitionVersion, p *schema.Props, opts options, fp *field.Path, schemaErrs field.ErrorList) field.ErrorList {
 	var errs field.ErrorList
 	for _, e := range deprecationWarningErrors(v.Deprecated, v.DeprecationWarning) {
 		errs = append(errs, field.Invalid(fp.Child("deprecationWarning"), v.DeprecationWarning, e))
@@ -253,7 +272,7 @@ func validateVersion(v *apiextensions.CustomResourceDefinitionVersion, opts opti
 		if v.Schema == nil || v.Schema.OpenAPIV3Schema == nil {
 			errs = append(errs, field.Invalid(fp.Child("selectableFields"), "", "may only be set when `version.schema.openAPIV3Schema` is not included"))
 		} else {
-			errs = append(errs, validateSelectableFields(v.SelectableFields, v.Schema.OpenAPIV3Schema, fp, opts.allowTooManySelectableFields[v.Name])...)
+			errs = append(errs, validateSelectableFields(v.SelectableFields, p, fp, opts.allowTooManySelectableFields[v.Name])...)
 		}
 	}
 	return errs
@@ -264,9 +283,8 @@ const maxSelectableFields = 8
 // validateSelectableFields checks selectable fields against the schema they
 // select from. base is the version path (or spec for lifted fields);
 // allowTooMany lifts the limit (an update that keeps fields over it).
-func validateSelectableFields(fields []apiextensions.SelectableField, in *apiextensions.JSONSchemaProps, base *field.Path, allowTooMany bool) field.ErrorList {
+func validateSelectableFields(fields []apiextensions.SelectableField, p *schema.Props, base *field.Path, allowTooMany bool) field.ErrorList {
 	var errs field.ErrorList
-	p := SchemaProps(in)
 	if err := schema.BuildError(p); err != nil {
 		errs = append(errs, field.Invalid(base.Child("schema.openAPIV3Schema"), "", err.Error()))
 		p = nil
@@ -340,7 +358,8 @@ func deprecationWarningErrors(deprecated bool, w *string) []string {
 // set when the status subresource is on; the server lists them in its text.
 var allowedAtRoot = []string{"Description", "Type", "Format", "Title", "Maximum", "ExclusiveMaximum", "Minimum", "ExclusiveMinimum", "MaxLength", "MinLength", "Pattern", "MaxItems", "MinItems", "UniqueItems", "MultipleOf", "Required", "Items", "Properties", "ExternalDocs", "Example", "XPreserveUnknownFields", "XValidations"}
 
-func validateSchema(v *apiextensions.CustomResourceValidation, statusEnabled bool, opts options, fp *field.Path) field.ErrorList {
+// validateSchema checks one openAPIV3Schema; p is its conversion.
+func validateSchema(v *apiextensions.CustomResourceValidation, p *schema.Props, statusEnabled bool, opts options, fp *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if v == nil || v.OpenAPIV3Schema == nil {
 		return errs
@@ -370,7 +389,6 @@ func validateSchema(v *apiextensions.CustomResourceValidation, statusEnabled boo
 	if in.Nullable {
 		errs = append(errs, field.Forbidden(fp.Child("openAPIV3Schema.nullable"), `nullable cannot be true at the root`))
 	}
-	p := SchemaProps(in)
 	var initErrs field.ErrorList
 	var celSchema *schema.Schema
 	switch {
@@ -383,7 +401,7 @@ func validateSchema(v *apiextensions.CustomResourceValidation, statusEnabled boo
 		if se := schema.ValidateStructural(p, schema.NewPath(sp.String())); len(se) > 0 {
 			errs = append(errs, toFieldErrors(se)...)
 		} else if s, err := schema.Compile(p); err == nil {
-			derrs := validateDefaults(s, p, sp, opts.requirePrunedDefaults)
+			derrs := validateDefaults(s, p, sp, opts.requirePrunedDefaults, opts.compiler)
 			errs = append(errs, derrs...)
 			if len(derrs) == 0 {
 				celSchema = s
@@ -394,7 +412,7 @@ func validateSchema(v *apiextensions.CustomResourceValidation, statusEnabled boo
 	if celSchema != nil {
 		// The rules' CEL side: compilation, types and costs, on a structural
 		// schema with valid defaults, skipping nodes with other errors.
-		errs = append(errs, rules.Check(celSchema, sp, errs, opts.ruleOptions())...)
+		errs = append(errs, dropExpressionCosts(opts.compiler.Check(celSchema, sp, errs, opts.ruleOptions()), opts)...)
 	}
 	if len(errs) == 0 {
 		errs = append(errs, initErrs...)

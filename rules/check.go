@@ -51,9 +51,15 @@ const (
 // Errors come out children first, properties in name order; the server's
 // order follows Go map iteration and differs from run to run.
 //
-// On a CRD update the server relaxes two of these checks for what the live
-// CRD already has; opts (at most one) say how.
+// On a CRD update, expressions the live CRD already has compile in the
+// stored-expressions environment; opts (at most one) name them. (The
+// server also skips the per-expression cost limits for a version whose
+// schema an update keeps: drop those errors then.)
 func Check(s *schema.Schema, base *field.Path, schemaErrs field.ErrorList, opts ...CheckOptions) field.ErrorList {
+	return check(nil, s, base, schemaErrs, opts...)
+}
+
+func check(memo *Compiler, s *schema.Schema, base *field.Path, schemaErrs field.ErrorList, opts ...CheckOptions) field.ErrorList {
 	if s == nil || s.Summary()&schema.HasRules == 0 {
 		return nil
 	}
@@ -61,10 +67,9 @@ func Check(s *schema.Schema, base *field.Path, schemaErrs field.ErrorList, opts 
 	if err != nil {
 		return field.ErrorList{field.InternalError(base.Child("x-kubernetes-validations"), err)}
 	}
-	c := &crdChecker{base: es, blocked: make([]string, 0, len(schemaErrs)), pick: envPicker{kind: newEnv}}
+	c := &crdChecker{memo: memo, base: es, blocked: make([]string, 0, len(schemaErrs)), pick: envPicker{kind: newEnv}}
 	for _, o := range opts {
 		c.pick.storedRules, c.pick.storedMessages = o.StoredRules, o.StoredMessageExpressions
-		c.skipExpressionCost = o.SkipExpressionCost
 	}
 	for _, e := range schemaErrs {
 		c.blocked = append(c.blocked, e.Field)
@@ -89,20 +94,16 @@ type CheckOptions struct {
 	// libraries of the server's own version, where new expressions compile
 	// in the environment of the version it stays compatible with.
 	StoredRules, StoredMessageExpressions map[string]bool
-	// SkipExpressionCost leaves out the per-rule and per-messageExpression
-	// cost limits, as the server does for a version whose schema the update
-	// does not change; the limit on the schema's total still applies.
-	SkipExpressionCost bool
 }
 
 type crdChecker struct {
-	pick               envPicker
-	skipExpressionCost bool
-	base               *environment.EnvSet
-	blocked            []string // paths of other errors
-	errs               field.ErrorList
-	total              uint64
-	mostExpensive      []ruleCost
+	memo          *Compiler
+	pick          envPicker
+	base          *environment.EnvSet
+	blocked       []string // paths of other errors
+	errs          field.ErrorList
+	total         uint64
+	mostExpensive []ruleCost
 }
 
 type ruleCost struct {
@@ -255,7 +256,7 @@ func (c *crdChecker) checkRules(n *node, p *field.Path, ti *typeInfo, card *uint
 		return
 	}
 	rs := n.s.Rules()
-	crs, err := compileRules(rs, n, ti.decl, c.base, c.pick)
+	crs, err := compileRules(c.memo, rs, n, ti.decl, c.base, c.pick)
 	if err != nil {
 		c.errs = append(c.errs, field.InternalError(xv, err))
 		return
@@ -269,7 +270,7 @@ func (c *crdChecker) checkRules(n *node, p *field.Path, ti *typeInfo, card *uint
 		} else {
 			cost = multiplyGuarded(cost, cr.cardinality)
 		}
-		if !c.skipExpressionCost && cost > ExpressionCostLimit {
+		if cost > ExpressionCostLimit {
 			c.errs = append(c.errs, field.Forbidden(rp, costMessage("estimated rule cost", cost, ExpressionCostLimit)))
 		}
 		c.observe(rp, cost)
@@ -284,7 +285,7 @@ func (c *crdChecker) checkRules(n *node, p *field.Path, ti *typeInfo, card *uint
 			c.errs = append(c.errs, field.Invalid(xv.Index(i).Child("messageExpression"), serverRule(&rs[i]), cr.msgErr.Detail))
 		} else if cr.msgProg != nil {
 			mp := xv.Index(i).Child("messageExpression")
-			if !c.skipExpressionCost && cr.msgMaxCost > ExpressionCostLimit {
+			if cr.msgMaxCost > ExpressionCostLimit {
 				c.errs = append(c.errs, field.Forbidden(mp, costMessage("estimated messageExpression cost", cr.msgMaxCost, ExpressionCostLimit)))
 			}
 			c.observe(mp, cr.msgMaxCost)

@@ -190,7 +190,7 @@ func updatePairs(t testing.TB, crds map[string][]byte, perCRD int, rng *rand.Ran
 // prepared CRD (generation, status, spec, metadata).
 func TestUpdateAgrees(t *testing.T) {
 	crds := corpusCRDs(t)
-	n := 30
+	n := 20
 	if s := os.Getenv("CRDKIT_UPDATE_PAIRS"); s != "" {
 		fmt.Sscan(s, &n)
 	}

@@ -53,7 +53,7 @@ func dedup(ws []string) []string {
 // the lists are compared sorted and counted apart.
 func TestCreateWarningsAgree(t *testing.T) {
 	crds := corpusCRDs(t)
-	n := 20
+	n := 12
 	if s := os.Getenv("CRDKIT_LINT_MUTATIONS"); s != "" {
 		fmt.Sscan(s, &n)
 	}
