@@ -2,6 +2,7 @@ package crdkit
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
@@ -19,6 +20,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/crdkit/crdkit/conversion"
+	"github.com/crdkit/crdkit/definition"
 	"github.com/crdkit/crdkit/internal/par"
 	"github.com/crdkit/crdkit/objectmeta"
 	"github.com/crdkit/crdkit/printcolumns"
@@ -110,40 +112,60 @@ var ErrNotCRD = errors.New("not an apiextensions.k8s.io/v1 CustomResourceDefinit
 // set). A document that is not YAML or JSON is an error of its own; one
 // that is not a CRD at all gives ErrNotCRD.
 func Load(data []byte, opts ...LoadOptions) (*CRD, error) {
-	js, err := yaml.YAMLToJSON(data)
+	crd, warnings, err := DecodeCRD(data)
 	if err != nil {
 		return nil, err
 	}
-	js = bytes.TrimSpace(js)
+	c, err := New(crd, opts...)
+	if c != nil && len(warnings) > 0 {
+		// The decoder's warnings come before the handler's.
+		c.warnings = append(warnings, c.warnings...)
+	}
+	return c, err
+}
+
+// DecodeCRD decodes one CustomResourceDefinition (apiextensions.k8s.io/v1)
+// document, YAML or JSON, as the server's decoder does: field names case
+// sensitively, with the decoder's warnings about unknown and duplicate
+// fields (JSON text is decoded as it is, so that duplicate keys, which a
+// YAML conversion would drop, are seen). It applies no defaults. A document
+// that does not decode into a CustomResourceDefinition (a field of the
+// wrong JSON type) gives the server's 400 BadRequest, an
+// *apierrors.StatusError; one that is not YAML or JSON an error of its own;
+// one that is not a CRD at all ErrNotCRD.
+func DecodeCRD(data []byte) (*apiextensionsv1.CustomResourceDefinition, []string, error) {
+	js := bytes.TrimSpace(data)
+	if len(js) == 0 || js[0] != '{' || !json.Valid(js) {
+		var err error
+		if js, err = yaml.YAMLToJSON(data); err != nil {
+			return nil, nil, err
+		}
+		js = bytes.TrimSpace(js)
+	}
 	if len(js) == 0 || bytes.Equal(js, []byte("null")) {
-		return nil, fmt.Errorf("%w: empty document", ErrNotCRD)
+		return nil, nil, fmt.Errorf("%w: empty document", ErrNotCRD)
 	}
 	var tm struct {
 		APIVersion string `json:"apiVersion"`
 		Kind       string `json:"kind"`
 	}
 	if err := kjson.UnmarshalCaseSensitivePreserveInts(js, &tm); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if tm.APIVersion != "apiextensions.k8s.io/v1" || tm.Kind != "CustomResourceDefinition" {
-		return nil, fmt.Errorf("%w: apiVersion %q, kind %q", ErrNotCRD, tm.APIVersion, tm.Kind)
+		return nil, nil, fmt.Errorf("%w: apiVersion %q, kind %q", ErrNotCRD, tm.APIVersion, tm.Kind)
 	}
 	crd := new(apiextensionsv1.CustomResourceDefinition)
 	strict, err := kjson.UnmarshalStrict(js, crd)
 	if err != nil {
 		// What the server answers for a body its decoder refuses.
-		return nil, apierrors.NewBadRequest(fmt.Sprintf("CustomResourceDefinition in version %q cannot be handled as a CustomResourceDefinition: %v", "v1", err))
+		return nil, nil, apierrors.NewBadRequest(fmt.Sprintf("CustomResourceDefinition in version %q cannot be handled as a CustomResourceDefinition: %v", "v1", err))
 	}
-	c, err := New(crd, opts...)
-	if c != nil && len(strict) > 0 {
-		// The decoder's warnings come before the handler's.
-		w := make([]string, 0, len(strict)+len(c.warnings))
-		for _, e := range strict {
-			w = append(w, e.Error())
-		}
-		c.warnings = append(w, c.warnings...)
+	var warnings []string
+	for _, e := range strict {
+		warnings = append(warnings, e.Error())
 	}
-	return c, err
+	return crd, warnings, nil
 }
 
 // New compiles a typed CustomResourceDefinition. It does not modify crd. See
@@ -154,17 +176,12 @@ func New(crd *apiextensionsv1.CustomResourceDefinition, opts ...LoadOptions) (*C
 	for _, x := range opts {
 		o.AllowInvalid = o.AllowInvalid || x.AllowInvalid
 	}
-	v1 := crd.DeepCopy()
-	warnings := handleCreate(&v1.ObjectMeta)
-	apiextensionsv1.SetObjectDefaults_CustomResourceDefinition(v1)
-	resetCRDManagedFields(v1)
-	internal := new(apiextensions.CustomResourceDefinition)
-	if err := apiextensionsv1.Convert_v1_CustomResourceDefinition_To_apiextensions_CustomResourceDefinition(v1, internal, nil); err != nil {
+	cr, err := createCRD(crd)
+	if err != nil {
 		return nil, err
 	}
-	prepareForCreate(internal)
-	c := &CRD{v1: v1, byName: map[string]*Version{}, warnings: warnings}
-	c.lint = validateCRD(internal)
+	v1, internal := cr.v1, cr.internal
+	c := &CRD{v1: v1, byName: map[string]*Version{}, warnings: cr.warnings, lint: cr.errs}
 	if len(c.lint) > 0 && !o.AllowInvalid {
 		return nil, newInvalid(crdGroupKind, v1.Name, c.lint)
 	}
@@ -183,7 +200,7 @@ func New(crd *apiextensionsv1.CustomResourceDefinition, opts ...LoadOptions) (*C
 		if iv == nil {
 			return
 		}
-		cv.props = propsFromInternal(iv)
+		cv.props = definition.SchemaProps(iv)
 		s, err := schema.Compile(cv.props)
 		if err == nil {
 			cv.schema = s
@@ -309,20 +326,6 @@ func (c *CRD) hasAPIVersion(apiVersion string) bool {
 	return ok && group == c.Group() && c.byName[version] != nil
 }
 
-// prepareForCreate does what the server's CRD strategy does before it
-// validates a new CRD: status reset, generation 1, stored versions set to
-// the storage version.
-func prepareForCreate(crd *apiextensions.CustomResourceDefinition) {
-	crd.Status = apiextensions.CustomResourceDefinitionStatus{}
-	crd.Generation = 1
-	for _, v := range crd.Spec.Versions {
-		if v.Storage {
-			crd.Status.StoredVersions = append(crd.Status.StoredVersions, v.Name)
-			break
-		}
-	}
-}
-
 // internalVersionSchema returns the schema that applies to a version: its
 // own, or the top-level one the server lifts identical schemas into.
 func internalVersionSchema(crd *apiextensions.CustomResourceDefinition, name string) *apiextensions.JSONSchemaProps {
@@ -360,8 +363,11 @@ func (c *CRD) Versions() []*Version { return append([]*Version(nil), c.versions.
 // Version returns the named version, or nil when the CRD does not define it.
 func (c *CRD) Version(name string) *Version { return c.byName[name] }
 
-// Warnings are the server's warnings about the CRD document itself (unknown
-// and duplicate fields).
+// Warnings are the Warning headers the server sends when this CRD is
+// created: the decoder's about the document (unknown and duplicate fields,
+// from Load), the handler's about duplicate owner references, then, when
+// the CRD is valid, its strategy's (unrecognized formats, set lists of
+// objects or arrays; see CreateCRD).
 func (c *CRD) Warnings() []string { return append([]string(nil), c.warnings...) }
 
 // Lint returns every error the server reports when this CRD is created
@@ -369,13 +375,10 @@ func (c *CRD) Warnings() []string { return append([]string(nil), c.warnings...) 
 func (c *CRD) Lint() field.ErrorList { return append(field.ErrorList(nil), c.lint...) }
 
 // Lint returns every error the server reports when crd is created, as its
-// 422 response's causes. It does not modify crd.
+// 422 response's causes. It does not modify crd. CreateCRD also returns
+// the warnings and the CRD the server would store.
 func Lint(crd *apiextensionsv1.CustomResourceDefinition) field.ErrorList {
-	c, err := New(crd, LoadOptions{AllowInvalid: true})
-	if err != nil {
-		return field.ErrorList{field.InternalError(nil, err)}
-	}
-	return c.Lint()
+	return CreateCRD(crd).Errors
 }
 
 // Name is the version's name.

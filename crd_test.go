@@ -137,3 +137,30 @@ func FuzzLoad(f *testing.F) {
 		}
 	})
 }
+
+func TestLoadWarnings(t *testing.T) {
+	const head = `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"widgets.example.com"},"spec":{"group":"example.com","scope":"Namespaced","names":{"plural":"widgets","kind":"Widget"},"versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":`
+	const tail = `}}]}}`
+	for _, tc := range []struct {
+		name, doc string
+		want      []string
+	}{
+		{"none", head + `{"type":"object"}` + tail, nil},
+		{"duplicate key in JSON", strings.Replace(head, `"scope":"Namespaced"`, `"scope":"Namespaced","scope":"Namespaced"`, 1) + `{"type":"object"}` + tail,
+			[]string{`duplicate field "spec.scope"`}},
+		{"unrecognized formats, each once, in walk order", head + `{"type":"object","properties":{"a":{"type":"string","format":"foo"},"b":{"type":"integer","format":"float"},"c":{"type":"string","format":"foo"},"d":{"type":"string","format":"date-time"},"e":{"type":"number","format":"double"}}}` + tail,
+			[]string{`unrecognized format "foo"`, `unrecognized format "float"`}},
+		{"set lists of objects and arrays", head + `{"type":"object","properties":{"o":{"type":"array","x-kubernetes-list-type":"set","items":{"type":"object","x-kubernetes-map-type":"atomic"}},"a":{"type":"array","x-kubernetes-list-type":"set","items":{"type":"array","items":{"type":"string"}}},"s":{"type":"array","x-kubernetes-list-type":"set","items":{"type":"string"}}}}` + tail,
+			[]string{`x-kubernetes-list-type: set for items of type "array" is not supported by server-side apply or CEL validation rules`, `x-kubernetes-list-type: set for items of type "object" is not supported by server-side apply or CEL validation rules`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := Load([]byte(tc.doc))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := c.Warnings(); strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+				t.Errorf("Load(%s).Warnings() = %q, want %q", tc.name, got, tc.want)
+			}
+		})
+	}
+}

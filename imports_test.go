@@ -20,8 +20,8 @@ func TestImportRules(t *testing.T) {
 	core := map[string]bool{"schema": true, "prune": true, "defaulting": true, "versionsort": true}
 	operations := map[string]bool{"prune": true, "defaulting": true, "objectmeta": true, "rules": true,
 		"conversion": true, "versionsort": true, "printcolumns": true, "openapi": true, "fieldmanager": true}
-	above := map[string]bool{"admission": true, "generate": true}
-	for _, pkg := range []string{".", "schema", "prune", "defaulting", "versionsort", "objectmeta", "printcolumns", "rules", "conversion", "openapi", "fieldmanager"} {
+	above := map[string]bool{"admission": true, "generate": true, "upgrade": true}
+	for _, pkg := range []string{".", "schema", "prune", "defaulting", "versionsort", "objectmeta", "printcolumns", "rules", "conversion", "openapi", "fieldmanager", "definition"} {
 		if _, err := os.Stat(pkg); err != nil {
 			continue // not there yet
 		}

@@ -11,6 +11,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	kjson "sigs.k8s.io/json"
 
+	"github.com/crdkit/crdkit/definition"
 	"github.com/crdkit/crdkit/internal/corpus"
 	"github.com/crdkit/crdkit/schema"
 )
@@ -27,7 +28,7 @@ func serverProps(js []byte) (*schema.Props, error) {
 	if err := apiextensionsv1.Convert_v1_JSONSchemaProps_To_apiextensions_JSONSchemaProps(v1, internal, nil); err != nil {
 		return nil, err
 	}
-	p := propsFromInternal(internal)
+	p := definition.SchemaProps(internal)
 	clearItemsOrigin(p)
 	return p, nil
 }

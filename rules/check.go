@@ -50,7 +50,16 @@ const (
 //
 // Errors come out children first, properties in name order; the server's
 // order follows Go map iteration and differs from run to run.
-func Check(s *schema.Schema, base *field.Path, schemaErrs field.ErrorList) field.ErrorList {
+//
+// On a CRD update, expressions the live CRD already has compile in the
+// stored-expressions environment; opts (at most one) name them. (The
+// server also skips the per-expression cost limits for a version whose
+// schema an update keeps: drop those errors then.)
+func Check(s *schema.Schema, base *field.Path, schemaErrs field.ErrorList, opts ...CheckOptions) field.ErrorList {
+	return check(nil, s, base, schemaErrs, opts...)
+}
+
+func check(memo *Compiler, s *schema.Schema, base *field.Path, schemaErrs field.ErrorList, opts ...CheckOptions) field.ErrorList {
 	if s == nil || s.Summary()&schema.HasRules == 0 {
 		return nil
 	}
@@ -58,7 +67,10 @@ func Check(s *schema.Schema, base *field.Path, schemaErrs field.ErrorList) field
 	if err != nil {
 		return field.ErrorList{field.InternalError(base.Child("x-kubernetes-validations"), err)}
 	}
-	c := &crdChecker{base: es, blocked: make([]string, 0, len(schemaErrs))}
+	c := &crdChecker{memo: memo, base: es, blocked: make([]string, 0, len(schemaErrs)), pick: envPicker{kind: newEnv}}
+	for _, o := range opts {
+		c.pick.storedRules, c.pick.storedMessages = o.StoredRules, o.StoredMessageExpressions
+	}
 	for _, e := range schemaErrs {
 		c.blocked = append(c.blocked, e.Field)
 	}
@@ -73,7 +85,20 @@ func Check(s *schema.Schema, base *field.Path, schemaErrs field.ErrorList) field
 	return c.errs
 }
 
+// CheckOptions are the relaxations of a CRD update (the server's
+// ValidateCustomResourceDefinitionUpdate).
+type CheckOptions struct {
+	// StoredRules and StoredMessageExpressions are the rules and
+	// messageExpressions the live CRD already has, anywhere in its schemas:
+	// they compile in the stored-expressions environment, which knows the
+	// libraries of the server's own version, where new expressions compile
+	// in the environment of the version it stays compatible with.
+	StoredRules, StoredMessageExpressions map[string]bool
+}
+
 type crdChecker struct {
+	memo          *Compiler
+	pick          envPicker
 	base          *environment.EnvSet
 	blocked       []string // paths of other errors
 	errs          field.ErrorList
@@ -170,13 +195,11 @@ func (c *crdChecker) walk(n *node, p *field.Path, parent *typeInfo, isRoot, inSc
 // typeInfo returns n's type information: derived from the parent's when
 // there is one that has it, from n's own schema otherwise.
 func (c *crdChecker) typeInfo(n *node, parent *typeInfo, isRoot bool) *typeInfo {
-	if parent != nil {
-		if parent.err != nil {
-			return parent
-		}
-		if parent.decl != nil && parent.decl != nilDecl {
-			return parent
-		}
+	if parent != nil && parent.decl != nilDecl {
+		// An error, a declaration, or none at all (the items or additional
+		// properties of a type without elements): the server uses what its
+		// accessor gives and then fails to compile the rules.
+		return parent
 	}
 	d := common.SchemaDeclType(n, isRoot || n.IsXEmbeddedResource())
 	if d == nil {
@@ -186,21 +209,23 @@ func (c *crdChecker) typeInfo(n *node, parent *typeInfo, isRoot bool) *typeInfo 
 }
 
 // nilDecl marks a derived type information that came out empty (the server's
-// accessor returned nothing): the child falls back to its own schema.
+// property accessor returned nothing): the child falls back to its own
+// schema.
 var nilDecl = &apiservercel.DeclType{}
 
+// accessElem is the type information of the items or additional
+// properties of a node with type information ti. The node's structural
+// schema has them, so the server takes its declaration's element type,
+// even when there is none (an int-or-string object, for example).
 func accessElem(ti *typeInfo) *typeInfo {
-	if ti.err != nil {
-		return ti
-	}
-	if ti.decl.ElemType == nil {
-		return &typeInfo{decl: nilDecl}
+	if ti.err != nil || ti.decl == nil {
+		return ti // the server dereferences the missing declaration (a 500)
 	}
 	return &typeInfo{decl: ti.decl.ElemType}
 }
 
 func accessProp(ti *typeInfo, n *node, name string) *typeInfo {
-	if ti.err != nil {
+	if ti.err != nil || ti.decl == nil {
 		return ti
 	}
 	if n.props != nil {
@@ -231,7 +256,7 @@ func (c *crdChecker) checkRules(n *node, p *field.Path, ti *typeInfo, card *uint
 		return
 	}
 	rs := n.s.Rules()
-	crs, err := compileRules(rs, n, ti.decl, c.base, newEnv)
+	crs, err := compileRules(c.memo, rs, n, ti.decl, c.base, c.pick)
 	if err != nil {
 		c.errs = append(c.errs, field.InternalError(xv, err))
 		return

@@ -154,3 +154,43 @@ func TestConcurrentValidate(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// A Compiler shared by many checks, from several goroutines, gives what
+// the plain functions give, and compiles a repeated rule once.
+func TestCompilerShared(t *testing.T) {
+	c := NewCompiler()
+	var wg sync.WaitGroup
+	for range 4 {
+		for _, tc := range checkTests {
+			s, err := schema.CompileJSON([]byte(tc.schema))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := errStrings(Check(s, field.NewPath("B"), nil))
+			wg.Go(func() {
+				if got := errStrings(c.Check(s, field.NewPath("B"), nil)); strings.Join(got, "\n") != strings.Join(want, "\n") {
+					t.Errorf("Compiler.Check(%s) = %q, want %q", tc.name, got, want)
+				}
+				v1, err1 := c.CompileNode(s, true)
+				v2, err2 := CompileNode(s, true)
+				if (v1 == nil) != (v2 == nil) || (err1 == nil) != (err2 == nil) {
+					t.Errorf("Compiler.CompileNode(%s) = %v, %v, want %v, %v", tc.name, v1, err1, v2, err2)
+				}
+			})
+		}
+	}
+	wg.Wait()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if n := len(c.rules); n == 0 || n > 64 {
+		t.Errorf("Compiler remembers %d compilations of the test rules, want a few", n)
+	}
+}
+
+func errStrings(l field.ErrorList) []string {
+	var out []string
+	for _, e := range l {
+		out = append(out, e.Error())
+	}
+	return out
+}

@@ -110,6 +110,28 @@ const (
 	newEnv
 )
 
+// envPicker chooses the environment of each expression: kind, except that
+// the expressions the live CRD already has compile in the stored-expressions
+// environment (a CRD update).
+type envPicker struct {
+	kind                        envKind
+	storedRules, storedMessages map[string]bool
+}
+
+func (p envPicker) rule(expr string) envKind {
+	if p.storedRules[expr] {
+		return storedEnv
+	}
+	return p.kind
+}
+
+func (p envPicker) message(expr string) envKind {
+	if p.storedMessages[expr] {
+		return storedEnv
+	}
+	return p.kind
+}
+
 // Compile compiles every rule of s for evaluation, as the server does when it
 // serves a CRD version: the base environment of the server's default
 // compatibility version, the stored-expressions environment, self and oldSelf
@@ -132,7 +154,7 @@ func Compile(s *schema.Schema) (*Validator, error) {
 	root := newNode(s)
 	root.widened = root.widen()
 	decl := common.SchemaDeclType(root, true)
-	v := &Validator{root: build(s, root, true, decl, base, storedEnv), schema: root}
+	v := &Validator{root: build(nil, s, root, true, decl, base, storedEnv), schema: root}
 	v.usesOldSelf = v.root.anyOldSelf()
 	return v, nil
 }
@@ -143,6 +165,10 @@ func Compile(s *schema.Schema) (*Validator, error) {
 // or an x-kubernetes-embedded-resource), whose self is widened with
 // apiVersion, kind and metadata.
 func CompileNode(s *schema.Schema, resourceRoot bool) (*Validator, error) {
+	return compileNode(nil, s, resourceRoot)
+}
+
+func compileNode(c *Compiler, s *schema.Schema, resourceRoot bool) (*Validator, error) {
 	if s == nil || s.Summary()&schema.HasRules == 0 {
 		return nil, nil
 	}
@@ -155,7 +181,7 @@ func CompileNode(s *schema.Schema, resourceRoot bool) (*Validator, error) {
 		n.widened = n.widen()
 	}
 	decl := common.SchemaDeclType(n, resourceRoot)
-	return &Validator{root: build(s, n, resourceRoot, decl, base, storedEnv), schema: n}, nil
+	return &Validator{root: build(c, s, n, resourceRoot, decl, base, storedEnv), schema: n}, nil
 }
 
 // baseEnvSet is the server's base environment. Building it can only fail on
@@ -172,13 +198,13 @@ func baseEnvSet() (es *environment.EnvSet, err error) {
 // build mirrors the server's validator tree: rules of validation compiled
 // against n's type, then the children of validation that are also children
 // of n, then allOf. It returns nil when the subtree holds nothing to run.
-func build(validation *schema.Schema, n *node, isRoot bool, decl *apiservercel.DeclType, base *environment.EnvSet, ek envKind) *vnode {
+func build(c *Compiler, validation *schema.Schema, n *node, isRoot bool, decl *apiservercel.DeclType, base *environment.EnvSet, ek envKind) *vnode {
 	v := &vnode{typ: n.typ, self: n, decl: decl}
 	if isRoot {
 		v.self = n.WithTypeAndObjectMeta().(*node)
 	}
 	if len(validation.Rules()) > 0 {
-		v.rules, v.initErr = compileRules(validation.Rules(), n, decl, base, ek)
+		v.rules, v.initErr = compileRules(c, validation.Rules(), n, decl, base, envPicker{kind: ek})
 		for i := range v.rules {
 			r := &v.rules[i]
 			v.usesOldSelf = v.usesOldSelf || r.usesOldSelf
@@ -192,7 +218,7 @@ func build(validation *schema.Schema, n *node, isRoot bool, decl *apiservercel.D
 		elem = decl.ElemType
 	}
 	if vi := validation.Items(); vi != nil && n.items != nil {
-		v.items = build(vi, n.items, n.items.IsXEmbeddedResource(), elem, base, ek)
+		v.items = build(c, vi, n.items, n.items.IsXEmbeddedResource(), elem, base, ek)
 	}
 	for k, vp := range validation.Properties() { // sorted
 		np, ok := n.props[k]
@@ -217,17 +243,17 @@ func build(validation *schema.Schema, n *node, isRoot bool, decl *apiservercel.D
 			}
 			foreign = true
 		}
-		if c := build(vp, pn, pn.IsXEmbeddedResource(), ft, base, ek); c != nil {
-			c.foreign = foreign
-			v.props = append(v.props, propVnode{k, c})
+		if cv := build(c, vp, pn, pn.IsXEmbeddedResource(), ft, base, ek); cv != nil {
+			cv.foreign = foreign
+			v.props = append(v.props, propVnode{k, cv})
 		}
 	}
 	if va, _, _ := validation.AdditionalProperties(); va != nil && n.addl != nil && n.addl.schema != nil {
-		v.addl = build(va, n.addl.schema, n.addl.schema.IsXEmbeddedResource(), elem, base, ek)
+		v.addl = build(c, va, n.addl.schema, n.addl.schema.IsXEmbeddedResource(), elem, base, ek)
 	}
 	for _, a := range validation.AllOf() {
-		if c := build(a, n, isRoot, decl, base, ek); c != nil {
-			v.allOf = append(v.allOf, c)
+		if cv := build(c, a, n, isRoot, decl, base, ek); cv != nil {
+			v.allOf = append(v.allOf, cv)
 		}
 	}
 	if len(v.rules) == 0 && v.initErr == nil && v.items == nil && v.props == nil && v.addl == nil && v.allOf == nil {
@@ -238,12 +264,16 @@ func build(validation *schema.Schema, n *node, isRoot bool, decl *apiservercel.D
 
 // compileRules compiles the rules of one node as the server's Compile does.
 // A nil decl is the server's "failed to convert to declType" error.
-func compileRules(rs []schema.ValidationRule, n *node, decl *apiservercel.DeclType, base *environment.EnvSet, ek envKind) ([]compiledRule, error) {
+func compileRules(c *Compiler, rs []schema.ValidationRule, n *node, decl *apiservercel.DeclType, base *environment.EnvSet, pick envPicker) ([]compiledRule, error) {
 	if decl == nil {
 		return nil, errors.New("failed to convert to declType for CEL validation rules")
 	}
 	self := decl.MaybeAssignTypeName(selfTypeName)
-	plain, err := ruleEnvSet(base, self, self.CelType())
+	var key declKey
+	if c != nil {
+		key = keyOf(self)
+	}
+	plain, err := c.envSet(envKey{key, false}, func() (*environment.EnvSet, error) { return ruleEnvSet(base, self, self.CelType()) })
 	if err != nil {
 		return nil, err
 	}
@@ -256,16 +286,26 @@ func compileRules(rs []schema.ValidationRule, n *node, decl *apiservercel.DeclTy
 	card := maxCardinality(decl.MinSerializedSize)
 	out := make([]compiledRule, len(rs))
 	for i, r := range rs {
+		opt := r.OptionalOldSelf != nil && *r.OptionalOldSelf
+		rk := ruleKey{decl: key, rule: r.Rule, msg: r.MessageExpression, optional: opt, ruleEnv: pick.rule(r.Rule), msgEnv: pick.message(r.MessageExpression)}
+		if m, ok := c.lookup(rk); ok {
+			out[i] = m.reuse(r, n, decl)
+			continue
+		}
 		es := plain
-		if r.OptionalOldSelf != nil && *r.OptionalOldSelf {
+		if opt {
 			if optional == nil {
-				if optional, err = ruleEnvSet(base, self, types.NewOptionalType(self.CelType())); err != nil {
+				optional, err = c.envSet(envKey{key, true}, func() (*environment.EnvSet, error) {
+					return ruleEnvSet(base, self, types.NewOptionalType(self.CelType()))
+				})
+				if err != nil {
 					return nil, err
 				}
 			}
 			es = optional
 		}
-		out[i] = compileRule(r, n, es, ek, est, card, decl)
+		out[i] = compileRule(r, n, es, pick, est, card, decl)
+		c.store(rk, out[i])
 	}
 	return out, nil
 }
@@ -302,13 +342,13 @@ func internalErr(detail string) *apiservercel.Error {
 
 // compileRule compiles one rule and its messageExpression with the server's
 // texts for each failure.
-func compileRule(r schema.ValidationRule, n *node, es *environment.EnvSet, ek envKind, est *library.CostEstimator, card uint64, decl *apiservercel.DeclType) (cr compiledRule) {
+func compileRule(r schema.ValidationRule, n *node, es *environment.EnvSet, pick envPicker, est *library.CostEstimator, card uint64, decl *apiservercel.DeclType) (cr compiledRule) {
 	cr.rule = r
 	cr.optional = r.OptionalOldSelf != nil && *r.OptionalOldSelf
 	if strings.TrimSpace(r.Rule) == "" {
 		return cr
 	}
-	env := envOf(es, ek)
+	env := envOf(es, pick.rule(r.Rule))
 	ast, iss := env.Compile(r.Rule)
 	if iss != nil {
 		cr.err = invalidErr("compilation failed: " + iss.String())
@@ -346,7 +386,7 @@ func compileRule(r schema.ValidationRule, n *node, es *environment.EnvSet, ek en
 	cr.maxCost, cr.cardinality, cr.prog = cost.Max, card, prog
 	cr.fast = &lazyFast{env: env, ast: ast, decl: decl}
 	if r.MessageExpression != "" {
-		cr.msgProg, cr.msgMaxCost, cr.fast.msg, cr.msgErr = compileMessage(r.MessageExpression, es, ek, est)
+		cr.msgProg, cr.msgMaxCost, cr.fast.msg, cr.msgErr = compileMessage(r.MessageExpression, es, pick.message(r.MessageExpression), est)
 		if cr.msgErr != nil {
 			return cr
 		}

@@ -92,6 +92,28 @@ func (s *Schema) effectiveFormat() (string, format) {
 	return s.format, f
 }
 
+// FormatRecognized reports whether the server recognizes format on a schema
+// node of type typ (its CRD strategy warns "unrecognized format" about
+// the others, and its validator ignores them): the string formats of
+// kube-openapi's registry that the server supports, names compared with
+// dashes removed, on type string or no type; int32 and int64 on integer;
+// float and double on number; none on other types. The empty format is
+// recognized.
+func FormatRecognized(typ, format string) bool {
+	if format == "" {
+		return true
+	}
+	switch typ {
+	case "", "string":
+		return stringFormat(format) != fmtNone
+	case "integer":
+		return format == "int32" || format == "int64"
+	case "number":
+		return format == "float" || format == "double"
+	}
+	return false
+}
+
 // stringFormat looks a format name up with its dashes removed, as both the
 // server's post-processor and the strfmt registry compare names.
 func stringFormat(name string) format {

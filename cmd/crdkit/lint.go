@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -17,17 +18,20 @@ import (
 )
 
 // lintResult is one CRD document's verdict, shaped as docs/output.md specifies.
+// Operation is "update" for a document checked as an update of its live
+// CRD (lint --old), "create" for the others when --old is given.
 type lintResult struct {
-	File     string              `json:"file"`
-	Index    int                 `json:"index"`
-	Path     string              `json:"path,omitempty"` // of a CRD in a List
-	Name     string              `json:"name"`
-	Allowed  bool                `json:"allowed"`
-	Code     int32               `json:"code"`
-	Reason   metav1.StatusReason `json:"reason,omitempty"`
-	Message  string              `json:"message,omitempty"`
-	Causes   []cause             `json:"causes,omitempty"`
-	Warnings []string            `json:"warnings,omitempty"`
+	File      string              `json:"file"`
+	Index     int                 `json:"index"`
+	Path      string              `json:"path,omitempty"` // of a CRD in a List
+	Name      string              `json:"name"`
+	Operation string              `json:"operation,omitempty"`
+	Allowed   bool                `json:"allowed"`
+	Code      int32               `json:"code"`
+	Reason    metav1.StatusReason `json:"reason,omitempty"`
+	Message   string              `json:"message,omitempty"`
+	Causes    []cause             `json:"causes,omitempty"`
+	Warnings  []string            `json:"warnings,omitempty"`
 
 	schemaLine int // the line of the schema in the file, for the text output
 }
@@ -38,7 +42,7 @@ type cause struct {
 	Message string `json:"message"`
 }
 
-const lintHelp = `usage: crdkit lint [-o text|json] FILE|DIR...
+const lintHelp = `usage: crdkit lint [-o text|json] [--old LIVE]... FILE|DIR...
 
 Checks each CustomResourceDefinition document (YAML, multi-document YAML,
 JSON, or a List of CRDs as "kubectl get crds -o yaml" prints it) as the API
@@ -51,6 +55,17 @@ spec.versions[i].schema.openAPIV3Schema in the file, but the server checks
 it under the name spec.validation.openAPIV3Schema, and that is how its
 answer (and so crdkit's) words it.
 
+With --old, a document whose CRD is in LIVE is checked as an update of it
+(a PUT of the new revision over the live CRD): "update accepted (200)" or
+the server's refusal, and the warnings it sends only for what the revision
+introduces. The server then also refuses changes of group, plural, scope
+and kind, stored versions that are no longer defined, and new rules or
+limits it would accept on a CRD that already has them. LIVE holds CRDs as
+kubectl get crd -o yaml (or -o json) prints them, one per document or as a
+List; a CRD without status.storedVersions there is the manifest of the
+installed revision, taken as the server holds it once established. A
+revision without metadata.resourceVersion takes the live one's.
+
 Documents that are not CRDs are skipped with a note when they come from a
 directory; a file named on the command line must hold only CRDs.
 
@@ -62,12 +77,15 @@ files).
 Examples:
   crdkit lint examples/
   crdkit lint -o json crds/
+  crdkit lint --old live-crds.yaml crds/
   kubectl get crds -o yaml | crdkit lint -
 `
 
 func lint(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("lint", lintHelp)
 	out := fs.String("o", "text", "output format: text or json")
+	var old listFlag
+	fs.Var(&old, "old", "live CRDs (file or directory, repeatable): check documents of the same name as updates of them")
 	paths, status, ok := fs.parse(args, stdout, stderr)
 	if !ok {
 		return status
@@ -79,6 +97,11 @@ func lint(args []string, stdout, stderr io.Writer) int {
 		return fs.usageError(stderr, "-o must be text or json, not %q", *out)
 	}
 	files, err := docs.Files(paths)
+	if err != nil {
+		fmt.Fprintf(stderr, "crdkit: %v\n", err)
+		return 2
+	}
+	lives, err := loadLiveCRDs(old)
 	if err != nil {
 		fmt.Fprintf(stderr, "crdkit: %v\n", err)
 		return 2
@@ -97,7 +120,15 @@ func lint(args []string, stdout, stderr io.Writer) int {
 			status = 2
 		}
 		for _, d := range expandLists(ds, isCRDList, stderr, &status) {
-			r, err := lintDoc(d)
+			var r lintResult
+			if live := lives[documentName(d.JSON)]; live != nil {
+				r, err = lintUpdateDoc(d, live)
+			} else {
+				r, err = lintDoc(d)
+				if len(old) > 0 {
+					r.Operation = "create"
+				}
+			}
 			if errors.Is(err, crdkit.ErrNotCRD) && !f.Explicit {
 				if nskipped++; len(skipped) == 0 || skipped[len(skipped)-1] != d.File {
 					skipped = append(skipped, d.File)
@@ -135,11 +166,19 @@ func lint(args []string, stdout, stderr io.Writer) int {
 		for _, w := range r.Warnings {
 			fmt.Fprintf(stdout, "%s: warning: %s\n", loc, w)
 		}
-		if r.Allowed {
+		what := ""
+		if r.Operation == "update" {
+			what = "update "
+		}
+		switch {
+		case r.Allowed && what != "":
+			fmt.Fprintf(stdout, "%s: %s: update accepted (%d)\n", loc, r.Name, r.Code)
+			continue
+		case r.Allowed:
 			fmt.Fprintf(stdout, "%s: %s: accepted\n", loc, r.Name)
 			continue
 		}
-		fmt.Fprintf(stdout, "%s: %s: refused (%d %s)\n", loc, r.Name, r.Code, r.Reason)
+		fmt.Fprintf(stdout, "%s: %s: %srefused (%d %s)\n", loc, r.Name, what, r.Code, r.Reason)
 		if len(r.Causes) == 0 {
 			fmt.Fprintf(stdout, "  %s\n", r.Message)
 		}
@@ -245,4 +284,68 @@ func documentName(js []byte) string {
 	_ = json.Unmarshal(js, &d)
 	name, _ := d.Metadata.Name.(string)
 	return name
+}
+
+// loadLiveCRDs reads the live CRDs of --old, by name, as the server holds
+// them (a manifest without stored versions taken as installed).
+func loadLiveCRDs(paths []string) (map[string]*apiextensionsv1.CustomResourceDefinition, error) {
+	set, err := loadLive(paths)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]*apiextensionsv1.CustomResourceDefinition{}
+	for _, o := range set {
+		if o["apiVersion"] != "apiextensions.k8s.io/v1" || o["kind"] != "CustomResourceDefinition" {
+			continue
+		}
+		js, err := json.Marshal(o)
+		if err != nil {
+			return nil, err
+		}
+		crd, _, err := crdkit.DecodeCRD(js)
+		if err != nil {
+			return nil, fmt.Errorf("live CRD %s: %w", documentName(js), err)
+		}
+		if out[crd.Name], err = crdkit.Installed(crd); err != nil {
+			return nil, fmt.Errorf("live CRD %s: %w", crd.Name, err)
+		}
+	}
+	return out, nil
+}
+
+// lintUpdateDoc checks a CRD document as an update of live: the server's
+// answer to a PUT of it, with the decoder's warnings first.
+func lintUpdateDoc(d docs.Doc, live *apiextensionsv1.CustomResourceDefinition) (lintResult, error) {
+	r := lintResult{File: d.File, Index: d.Index, Path: d.Path, Name: live.Name, Operation: "update"}
+	crd, warnings, err := crdkit.DecodeCRD(withResourceVersion(d.JSON, live.ResourceVersion))
+	var se *apierrors.StatusError
+	switch {
+	case errors.As(err, &se):
+		setStatus(&r, se.Status())
+		return r, nil
+	case err != nil:
+		return r, &docs.Error{File: d.File, Line: d.Line, Err: err}
+	}
+	res := crdkit.UpdateCRD(crd, live)
+	// The YAML reader's duplicate keys first, as for a create.
+	r.Warnings = append(append(slices.Clip(d.Warnings), warnings...), res.Warnings...)
+	if errors.As(res.Err, &se) {
+		setStatus(&r, se.Status())
+		return r, nil
+	}
+	if res.Err != nil {
+		return r, &docs.Error{File: d.File, Line: d.Line, Err: res.Err}
+	}
+	r.Allowed, r.Code = true, 200
+	return r, nil
+}
+
+func setStatus(r *lintResult, st metav1.Status) {
+	r.Code, r.Reason, r.Message = st.Code, st.Reason, st.Message
+	if st.Details == nil {
+		return
+	}
+	for _, c := range st.Details.Causes {
+		r.Causes = append(r.Causes, cause{Field: c.Field, Reason: string(c.Type), Message: c.Message})
+	}
 }

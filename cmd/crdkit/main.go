@@ -1,13 +1,14 @@
 // Command crdkit answers, offline, what the Kubernetes API server would say
 // about CustomResourceDefinitions and the objects they serve.
 //
-//	crdkit lint [-o text|json] FILE|DIR...
+//	crdkit lint [-o text|json] [--old LIVE]... FILE|DIR...
 //	crdkit validate [--crds FILE|DIR]... [--field-validation M] [-o text|json|yaml] FILE|DIR...
 //	crdkit get [--crds FILE|DIR]... [-o wide|json] FILE|DIR...
 //	crdkit versions [-o text|json] CRD-FILE
 //	crdkit openapi --openapi-version 2|3 [--group-version G/V] [-o json|yaml] CRD-FILE...
 //	crdkit explain --crds CRDS RESOURCE[.FIELD...] [--api-version G/V] [--recursive]
 //	crdkit convert --crds CRDS --to VERSION [-o json|yaml] FILE...
+//	crdkit upgrade --old LIVE-CRD --new NEW-CRD [--objects FILE|DIR]... [-o text|json]
 //	crdkit bench [--crds FILE|DIR]... FILE|DIR...
 //	crdkit version
 //
@@ -36,7 +37,7 @@ var commands []command
 
 func init() {
 	commands = []command{
-		{"lint", "check CustomResourceDefinitions as the API server does on create", lint},
+		{"lint", "check CustomResourceDefinitions as the API server does on create (on update with --old)", lint},
 		{"validate", "check objects against their CRDs as a dry-run create (or update) would", validate},
 		{"get", "print the printer-column table the server returns for objects", get},
 		{"versions", "list a CRD's versions in priority order", versions},
@@ -46,6 +47,7 @@ func init() {
 		{"apply", "answer a server-side apply (dry run): the merged object and its managedFields, or the 409", applyCmd},
 		{"patch", "answer a JSON or merge patch of a live object (dry run)", patchCmd},
 		{"diff", "print what kubectl diff --server-side prints for manifests over live objects", diffCmd},
+		{"upgrade", "what updating a CRD to a new revision does to it and to its stored objects", upgradeCmd},
 		{"bench", "measure crdkit's throughput on your objects, step by step", bench},
 		{"version", "print crdkit's version and the API server version it follows", versionCmd},
 	}

@@ -299,6 +299,7 @@ var Handwritten = []Case{
 	{"set of objects", crdHead + `{"type":"object","properties":{"spec":{"type":"object","properties":{"l":{"type":"array","x-kubernetes-list-type":"set","items":{"type":"object","nullable":true}},"m":{"type":"array","x-kubernetes-list-type":"set","items":{"type":"array","x-kubernetes-list-type":"set","items":{"type":"string"}}}}}}}` + crdTail},
 	{"rules with field paths", crdHead + `{"type":"object","properties":{"spec":{"type":"object","x-kubernetes-validations":[{"rule":"true","fieldPath":".a"},{"rule":"true","fieldPath":"['a']"},{"rule":"true","fieldPath":".m['k']"},{"rule":"true","fieldPath":"a"},{"rule":"true","fieldPath":"[a]"},{"rule":"true","fieldPath":".b"}],"properties":{"a":{"type":"string"},"m":{"type":"object","additionalProperties":{"type":"string"}}}}}}` + crdTail},
 	{"defaults in metadata", crdHead + `{"type":"object","properties":{"metadata":{"type":"object","default":{}},"kind":{"type":"string","default":"x"},"spec":{"type":"object","properties":{"e":{"type":"object","x-kubernetes-embedded-resource":true,"x-kubernetes-preserve-unknown-fields":true,"properties":{"metadata":{"type":"object","additionalProperties":{"type":"string","default":"a"},"x-kubernetes-embedded-resource":true}}}}}}}` + crdTail},
+	{"embedded default with unknown fields, in its metadata too", crdHead + `{"type":"object","properties":{"spec":{"type":"object","properties":{"template":{"type":"object","x-kubernetes-embedded-resource":true,"properties":{"spec":{"type":"object"}},"default":{"apiVersion":"v1","kind":"Pod","metadata":{"name":"x","bogus":1,"labels":{"a":"b"}},"extra":1}}}}}}` + crdTail},
 	{"empty schema", crdHead + `{}` + crdTail},
 	{"root array", crdHead + `{"type":"array","items":{"type":"string"},"additionalProperties":true}` + crdTail},
 }
@@ -509,4 +510,73 @@ func MutateNumbers(rng *rand.Rand, crd map[string]any, k int) string {
 func Regroup(crd map[string]any, group string) {
 	spec(crd)["group"] = group
 	crd["metadata"] = map[string]any{"name": fmt.Sprint(names(crd)["plural"]) + "." + group}
+}
+
+// warningFormats are formats the server recognizes on some types and not on
+// others, and formats it never recognizes.
+var warningFormats = []string{"foo", "int32", "int64", "float", "double", "date-time", "datetime", "date", "uuid",
+	"k8s-short-name", "k8s-long-name", "byte", "email", "Date", "url", "ip", "duration", "password", "quantity"}
+
+// warningTypes are the types the added properties take.
+var warningTypes = []string{"string", "integer", "number", "boolean", "object", "array", ""}
+
+// MutateWarnings applies k random changes of what the server's CRD strategy
+// warns about (formats on existing nodes and on added properties of any
+// type, set lists of objects, arrays or scalars added to object nodes) and
+// describes them. Most results stay valid CRDs.
+func MutateWarnings(rng *rand.Rand, crd map[string]any, k int) string {
+	var desc []string
+	for j := 0; j < k; j++ {
+		var nodes []nodeRef
+		for i, v := range versions(crd) {
+			vm, _ := v.(map[string]any)
+			s, _ := vm["schema"].(map[string]any)
+			root, _ := s["openAPIV3Schema"].(map[string]any)
+			if root != nil {
+				collectNodes(root, fmt.Sprintf("versions[%d]", i), true, &nodes, 0)
+			}
+		}
+		if len(nodes) == 0 {
+			continue
+		}
+		n := nodes[rng.IntN(len(nodes))]
+		props, _ := n.m["properties"].(map[string]any)
+		switch c := rng.IntN(3); {
+		case c == 0 || props == nil || n.root:
+			if n.root {
+				continue // formats at the root are refused with the status subresource
+			}
+			f := warningFormats[rng.IntN(len(warningFormats))]
+			n.m["format"] = f
+			desc = append(desc, fmt.Sprintf("format %q at %s", f, n.path))
+		case c == 1:
+			t := warningTypes[rng.IntN(len(warningTypes))]
+			f := warningFormats[rng.IntN(len(warningFormats))]
+			p := map[string]any{"format": f}
+			if t != "" {
+				p["type"] = t
+			} else {
+				p["x-kubernetes-int-or-string"] = true
+			}
+			if t == "array" {
+				p["items"] = map[string]any{"type": "string"}
+			}
+			name := fmt.Sprintf("crdkitFormat%d", j)
+			props[name] = p
+			desc = append(desc, fmt.Sprintf("property %s {type %q, format %q} at %s", name, t, f, n.path))
+		default:
+			items := []map[string]any{
+				{"type": "object", "x-kubernetes-map-type": "atomic", "properties": map[string]any{"a": map[string]any{"type": "string"}}},
+				{"type": "array", "items": map[string]any{"type": "string"}},
+				{"type": "array", "x-kubernetes-list-type": "atomic", "items": map[string]any{"type": "integer"}},
+				{"type": "string"},
+				{"type": "object", "additionalProperties": map[string]any{"type": "string"}},
+			}
+			it := items[rng.IntN(len(items))]
+			name := fmt.Sprintf("crdkitSet%d", j)
+			props[name] = map[string]any{"type": "array", "x-kubernetes-list-type": "set", "items": it}
+			desc = append(desc, fmt.Sprintf("set %s of %v at %s", name, it["type"], n.path))
+		}
+	}
+	return fmt.Sprint(desc)
 }

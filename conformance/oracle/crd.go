@@ -35,7 +35,8 @@ type InstallResult struct {
 	// Established reports whether the CRD reached Established=True.
 	Established bool
 	// Condition explains a CRD that was accepted but not established
-	// (for example NamesAccepted=False on a name conflict).
+	// (NamesAccepted=False on a name conflict, Established=False for an
+	// invalid conversion CA bundle).
 	Condition string
 	// CRD is the CRD as the server stored it (defaults applied, conditions
 	// set), nil when refused.
@@ -117,7 +118,9 @@ func (s *Server) InstallRawCRDs(ctx context.Context, docs [][]byte) ([]InstallRe
 						newest = c.LastTransitionTime.Time
 					}
 					delete(pending, i)
-				case c.Type == apiextensionsv1.NamesAccepted && c.Status == apiextensionsv1.ConditionFalse:
+				case c.Type == apiextensionsv1.NamesAccepted && c.Status == apiextensionsv1.ConditionFalse,
+					c.Type == apiextensionsv1.Established && c.Status == apiextensionsv1.ConditionFalse && c.Reason == "InvalidCABundle":
+					// Settled: the server never establishes these.
 					results[i].Condition = fmt.Sprintf("%s=%s: %s: %s", c.Type, c.Status, c.Reason, c.Message)
 					delete(pending, i)
 				}
@@ -127,7 +130,11 @@ func (s *Server) InstallRawCRDs(ctx context.Context, docs [][]byte) ([]InstallRe
 			break
 		}
 		if time.Now().After(deadline) {
-			return results, fmt.Errorf("oracle: %d CRDs not established after 2m", len(pending))
+			var names []string
+			for i := range pending {
+				names = append(names, results[i].Name)
+			}
+			return results, fmt.Errorf("oracle: %d CRDs not established after 2m: %v", len(pending), names)
 		}
 		select {
 		case <-ctx.Done():
@@ -336,4 +343,17 @@ func (s *Server) UpdateCRD(ctx context.Context, crd *apiextensionsv1.CustomResou
 		q.Set("fieldValidation", string(opts.FieldValidation))
 	}
 	return s.send(ctx, http.MethodPut, crdPath+"/"+url.PathEscape(crd.Name), q, "application/json", b)
+}
+
+// UpdateCRDRaw PUTs one CRD document (JSON) as is to the CRD name, as a
+// dry run when opts say so, and returns the server's verdict.
+func (s *Server) UpdateCRDRaw(ctx context.Context, name string, doc []byte, opts CreateCRDOptions) (Result, error) {
+	q := url.Values{}
+	if opts.DryRun {
+		q.Set("dryRun", "All")
+	}
+	if opts.FieldValidation != "" {
+		q.Set("fieldValidation", string(opts.FieldValidation))
+	}
+	return s.send(ctx, http.MethodPut, crdPath+"/"+url.PathEscape(name), q, "application/json", doc)
 }

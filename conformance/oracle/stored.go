@@ -69,3 +69,34 @@ func (s *Server) DeleteStored(ctx context.Context, crd, namespace, name string) 
 	_, err = s.etcd.Server.DeleteRange(ctx, &pb.DeleteRangeRequest{Key: []byte(s.etcdPrefix + key)})
 	return err
 }
+
+// crdKey is the storage key of a CRD (without the etcd prefix).
+func crdKey(name string) string {
+	return "/apiextensions.k8s.io/customresourcedefinitions/" + name
+}
+
+// GetStoredCRD returns what etcd holds for the CRD name (nil when nothing)
+// and its modification revision.
+func (s *Server) GetStoredCRD(ctx context.Context, name string) ([]byte, int64, error) {
+	resp, err := s.etcd.Server.Range(ctx, &pb.RangeRequest{Key: []byte(s.etcdPrefix + crdKey(name))})
+	if err != nil {
+		return nil, 0, err
+	}
+	if len(resp.Kvs) == 0 {
+		return nil, 0, nil
+	}
+	return resp.Kvs[0].Value, resp.Kvs[0].ModRevision, nil
+}
+
+// PutStoredCRD writes data into etcd as the stored form of the CRD name,
+// bypassing the server's validation: how a CRD that an older server
+// accepted and this one would refuse comes to be held. The server's
+// controllers and watch cache see the write as any other. It returns the
+// write's revision (the CRD's resourceVersion).
+func (s *Server) PutStoredCRD(ctx context.Context, name string, data []byte) (int64, error) {
+	resp, err := s.etcd.Server.Put(ctx, &pb.PutRequest{Key: []byte(s.etcdPrefix + crdKey(name)), Value: data})
+	if err != nil {
+		return 0, err
+	}
+	return resp.Header.Revision, nil
+}

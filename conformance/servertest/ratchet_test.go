@@ -24,7 +24,8 @@ import (
 // string's length, maximum below an integer, maxItems below a list's
 // length, an enum without the value, a rule the value breaks, a transition
 // rule self == oldSelf, a property made required that the object lacks),
-// so the stored objects are now invalid. Updates then keep the invalid
+// so the stored objects are now invalid (and upgrade.Check's report of the
+// tightening is checked against the server: compareUpgrade). Updates then keep the invalid
 // value (with a label change, or as a no-op), change it to another invalid
 // value, fix it, or remove it, as PUT and as PUT to /status, and again as a
 // merge patch and a JSON patch to the main resource and to /status (the
@@ -132,6 +133,13 @@ func ratchetCRD(t *testing.T, agr *agreement, original, crd *apiextensionsv1.Cus
 	for _, l := range lives {
 		waitForSchema(t, tightened, ck, l.version, l.obj)
 	}
+	// The upgrade report of the same tightening, its object verdicts
+	// checked against the server now serving it.
+	var objs []map[string]any
+	for _, l := range lives {
+		objs = append(objs, l.obj)
+	}
+	compareUpgrade(t, agr, "upgrade-corpus", crd, tightened, objs)
 	for _, s := range sites {
 		for _, l := range lives {
 			if l.version != s.version {

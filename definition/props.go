@@ -1,4 +1,4 @@
-package crdkit
+package definition
 
 import (
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
@@ -6,10 +6,11 @@ import (
 	"github.com/crdkit/crdkit/schema"
 )
 
-// propsFromInternal converts the server's internal schema type into the
-// schema package's input, keeping every presence distinction the server's
-// checks look at (nil versus empty lists and maps, absent versus false).
-func propsFromInternal(in *apiextensions.JSONSchemaProps) *schema.Props {
+// SchemaProps converts the server's internal schema type into the schema
+// package's input, keeping every presence distinction the server's checks
+// look at (nil versus empty lists and maps, absent versus false). The
+// result shares the default, example and enum values of in.
+func SchemaProps(in *apiextensions.JSONSchemaProps) *schema.Props {
 	if in == nil {
 		return nil
 	}
@@ -35,7 +36,7 @@ func propsFromInternal(in *apiextensions.JSONSchemaProps) *schema.Props {
 		MaxProperties:          in.MaxProperties,
 		MinProperties:          in.MinProperties,
 		Required:               in.Required,
-		Not:                    propsFromInternal(in.Not),
+		Not:                    SchemaProps(in.Not),
 		Nullable:               in.Nullable,
 		XPreserveUnknownFields: in.XPreserveUnknownFields,
 		XEmbeddedResource:      in.XEmbeddedResource,
@@ -55,7 +56,7 @@ func propsFromInternal(in *apiextensions.JSONSchemaProps) *schema.Props {
 	}
 	if in.Items != nil {
 		p.HasItems = true
-		p.Items = propsFromInternal(in.Items.Schema)
+		p.Items = SchemaProps(in.Items.Schema)
 		p.ItemsOrigin = in.Items
 		if in.Items.JSONSchemas != nil {
 			p.ItemsArray = propsList(in.Items.JSONSchemas)
@@ -72,7 +73,7 @@ func propsFromInternal(in *apiextensions.JSONSchemaProps) *schema.Props {
 	if in.Dependencies != nil {
 		p.Dependencies = make(map[string]schema.Dependency, len(in.Dependencies))
 		for k, d := range in.Dependencies {
-			p.Dependencies[k] = schema.Dependency{Schema: propsFromInternal(d.Schema), Property: d.Property}
+			p.Dependencies[k] = schema.Dependency{Schema: SchemaProps(d.Schema), Property: d.Property}
 		}
 	}
 	if in.ExternalDocs != nil {
@@ -100,7 +101,7 @@ func propsList(in []apiextensions.JSONSchemaProps) []*schema.Props {
 	}
 	out := make([]*schema.Props, len(in))
 	for i := range in {
-		out[i] = propsFromInternal(&in[i])
+		out[i] = SchemaProps(&in[i])
 	}
 	return out
 }
@@ -111,7 +112,7 @@ func propsMap(in map[string]apiextensions.JSONSchemaProps) map[string]*schema.Pr
 	}
 	out := make(map[string]*schema.Props, len(in))
 	for k, v := range in {
-		out[k] = propsFromInternal(&v)
+		out[k] = SchemaProps(&v)
 	}
 	return out
 }
@@ -120,5 +121,5 @@ func propsOrBool(in *apiextensions.JSONSchemaPropsOrBool) *schema.PropsOrBool {
 	if in == nil {
 		return nil
 	}
-	return &schema.PropsOrBool{Allows: in.Allows, Schema: propsFromInternal(in.Schema)}
+	return &schema.PropsOrBool{Allows: in.Allows, Schema: SchemaProps(in.Schema)}
 }

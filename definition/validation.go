@@ -1,9 +1,10 @@
-package crdkit
+package definition
 
 import (
 	"fmt"
 	"net/url"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -19,11 +20,15 @@ import (
 	"github.com/crdkit/crdkit/schema"
 )
 
-// validateCRD makes the checks the server makes when a CRD is created
+// Validate makes the checks the server makes when a CRD is created
 // (apis/apiextensions/validation ValidateCustomResourceDefinition), on the
-// internal form the server validates. Not yet covered: running the
-// x-kubernetes-validations rules on defaults.
-func validateCRD(crd *apiextensions.CustomResourceDefinition) field.ErrorList {
+// internal form the server validates, after the strategy's preparation
+// (status reset, generation 1, the storage version stored). The errors are
+// those of the 422 response's causes, in the server's order where its order
+// does not follow Go map iteration. Like the server, it coerces the
+// metadata of embedded resources in crd's schema defaults in place; it
+// modifies nothing else.
+func Validate(crd *apiextensions.CustomResourceDefinition) field.ErrorList {
 	nameFn := func(name string, prefix bool) []string {
 		ret := genericvalidation.NameIsDNSSubdomain(name, prefix)
 		if name != crd.Spec.Names.Plural+"."+crd.Spec.Group {
@@ -32,17 +37,107 @@ func validateCRD(crd *apiextensions.CustomResourceDefinition) field.ErrorList {
 		return ret
 	}
 	errs := genericvalidation.ValidateObjectMeta(&crd.ObjectMeta, false, nameFn, field.NewPath("metadata"))
-	errs = append(errs, validateSpec(&crd.Spec, field.NewPath("spec"))...)
-	errs = append(errs, validateNames(&crd.Status.AcceptedNames, field.NewPath("status", "acceptedNames"))...)
+	opts := createOptions
+	opts.compiler = rules.NewCompiler()
+	errs = append(errs, validateSpec(&crd.Spec, opts, field.NewPath("spec"))...)
+	return append(errs, validateRest(crd, nil)...)
+}
+
+// validateRest are the checks after the spec's: status, stored versions,
+// API approval and preserveUnknownFields (old is nil on create).
+func validateRest(crd, old *apiextensions.CustomResourceDefinition) field.ErrorList {
+	errs := validateNames(&crd.Status.AcceptedNames, field.NewPath("status", "acceptedNames"))
 	errs = append(errs, validateStoredVersions(crd.Status.StoredVersions, crd.Spec.Versions, field.NewPath("status", "storedVersions"))...)
-	errs = append(errs, validateAPIApproval(crd)...)
+	errs = append(errs, validateAPIApproval(crd, old)...)
+	if old != nil && old.Spec.PreserveUnknownFields != nil && *old.Spec.PreserveUnknownFields {
+		return errs // kept for the objects already stored
+	}
 	if p := crd.Spec.PreserveUnknownFields; p != nil && *p {
 		errs = append(errs, field.Invalid(field.NewPath("spec", "preserveUnknownFields"), p, "cannot set to true, set x-kubernetes-preserve-unknown-fields to true in spec.versions[*].schema instead"))
 	}
 	return errs
 }
 
-func validateSpec(spec *apiextensions.CustomResourceDefinitionSpec, fp *field.Path) field.ErrorList {
+// options are the server's validationOptions: what a create requires, and
+// what an update relaxes for what the live CRD already has (see
+// updateOptions).
+type options struct {
+	requireRecognizedConversionReviewVersion bool
+	requireImmutableNames                    bool
+	requireOpenAPISchema                     bool
+	requireValidPropertyType                 bool
+	requireStructuralSchema                  bool
+	requirePrunedDefaults                    bool
+	requireAtomicSetType                     bool
+	requireMapListKeysMapSetValidation       bool
+	// compiler is shared by the checks of one CRD.
+	compiler *rules.Compiler
+	// stored are the expressions of the live CRD (nil on create).
+	stored *rules.CheckOptions
+	// unchanged reports whether an update keeps the schema of a version
+	// (nil on create); worked out only when a per-expression cost limit is
+	// exceeded, the one check it lifts.
+	unchanged func(version string) bool
+	// version is the version whose schema is checked.
+	version              string
+	allowInvalidCABundle bool
+	// allowTooManySelectableFields holds the versions ("" for the top
+	// level) whose selectable fields may exceed the limit.
+	allowTooManySelectableFields map[string]bool
+}
+
+// createOptions require everything; a CA bundle is not checked on create
+// (the CRD is not established yet).
+var createOptions = options{
+	requireRecognizedConversionReviewVersion: true,
+	requireOpenAPISchema:                     true,
+	requireValidPropertyType:                 true,
+	requireStructuralSchema:                  true,
+	requirePrunedDefaults:                    true,
+	requireAtomicSetType:                     true,
+	requireMapListKeysMapSetValidation:       true,
+	allowInvalidCABundle:                     true,
+}
+
+// forVersion is opts for the schema of version name.
+func (o options) forVersion(name string) options {
+	o.version = name
+	return o
+}
+
+func (o options) schemaOptions() schema.CRDOptions {
+	return schema.CRDOptions{
+		AllowDefaults:                      true,
+		RequireValidPropertyType:           o.requireValidPropertyType,
+		RequireAtomicSetType:               o.requireAtomicSetType,
+		RequireMapListKeysMapSetValidation: o.requireMapListKeysMapSetValidation,
+	}
+}
+
+func (o options) ruleOptions() rules.CheckOptions {
+	var r rules.CheckOptions
+	if o.stored != nil {
+		r = *o.stored
+	}
+	return r
+}
+
+// dropExpressionCosts removes the errors of per-expression cost limits when
+// the update keeps the schema of opts.version: the server does not make
+// that check then (the schema's total is still checked, and nothing else
+// depends on it).
+func dropExpressionCosts(errs field.ErrorList, opts options) field.ErrorList {
+	isCost := func(e *field.Error) bool {
+		return e.Type == field.ErrorTypeForbidden && (strings.HasPrefix(e.Detail, "estimated rule cost exceeds budget") ||
+			strings.HasPrefix(e.Detail, "estimated messageExpression cost exceeds budget"))
+	}
+	if opts.unchanged == nil || !slices.ContainsFunc(errs, isCost) || !opts.unchanged(opts.version) {
+		return errs
+	}
+	return slices.DeleteFunc(errs, isCost)
+}
+
+func validateSpec(spec *apiextensions.CustomResourceDefinitionSpec, opts options, fp *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if spec.Group == "" {
 		errs = append(errs, field.Required(fp.Child("group"), ""))
@@ -53,17 +148,30 @@ func validateSpec(spec *apiextensions.CustomResourceDefinitionSpec, fp *field.Pa
 	}
 	errs = append(errs, enumString(fp.Child("scope"), string(spec.Scope), []string{"Cluster", "Namespaced"})...)
 
+	ss := convertSchemas(spec)
+	pruning := spec.PreserveUnknownFields == nil || !*spec.PreserveUnknownFields
+	if pruning {
+		opts.requireStructuralSchema = true // pruning needs a structural schema
+	}
 	if spec.Validation == nil || spec.Validation.OpenAPIV3Schema == nil {
 		for i, v := range spec.Versions {
-			if v.Schema == nil || v.Schema.OpenAPIV3Schema == nil {
+			missing := v.Schema == nil || v.Schema.OpenAPIV3Schema == nil
+			switch {
+			case opts.requireOpenAPISchema && missing:
 				errs = append(errs, field.Required(fp.Child("versions").Index(i).Child("schema").Child("openAPIV3Schema"), ""))
+			case !opts.requireOpenAPISchema && pruning && v.Served && missing:
+				errs = append(errs, field.Required(fp.Child("versions").Index(i).Child("schema", "openAPIV3Schema"), "because otherwise all fields are pruned"))
 			}
 		}
 	}
-	if specHas(spec, func(p *schema.Props) bool { return p.Default != nil }) {
+	if ss.has(hasDefault) {
+		opts.requireStructuralSchema = true
 		if spec.PreserveUnknownFields == nil || *spec.PreserveUnknownFields {
 			errs = append(errs, field.Invalid(fp.Child("preserveUnknownFields"), true, "must be false in order to use defaults in the schema"))
 		}
+	}
+	if ss.has(hasKubernetesExtensions) {
+		opts.requireStructuralSchema = true
 	}
 
 	// The versions' schemas (CEL rules compiled and costed) are checked on
@@ -71,7 +179,7 @@ func validateSpec(spec *apiextensions.CustomResourceDefinitionSpec, fp *field.Pa
 	schemaErrs := make([]field.ErrorList, len(spec.Versions))
 	par.Each(len(spec.Versions), func(i int) {
 		v := &spec.Versions[i]
-		schemaErrs[i] = validateSchema(v.Schema, hasStatus(subresourcesFor(spec, v.Name)), fp.Child("versions").Index(i).Child("schema"))
+		schemaErrs[i] = validateSchema(v.Schema, ss.versions[i], hasStatus(subresourcesFor(spec, v.Name)), opts.forVersion(v.Name), fp.Child("versions").Index(i).Child("schema"))
 	})
 	storage := 0
 	seen := map[string]bool{}
@@ -89,7 +197,7 @@ func validateSpec(spec *apiextensions.CustomResourceDefinitionSpec, fp *field.Pa
 		if e := utilvalidation.IsDNS1035Label(v.Name); len(e) > 0 {
 			errs = append(errs, field.Invalid(vp.Child("name"), v.Name, strings.Join(e, ",")))
 		}
-		errs = append(errs, validateVersion(spec, v, vp, schemaErrs[i])...)
+		errs = append(errs, validateVersion(v, ss.versions[i], opts, vp, schemaErrs[i])...)
 	}
 
 	if spec.Validation != nil && hasPerVersion(spec.Versions, func(v *apiextensions.CustomResourceDefinitionVersion) bool { return v.Schema != nil }) {
@@ -129,7 +237,7 @@ func validateSpec(spec *apiextensions.CustomResourceDefinitionSpec, fp *field.Pa
 		}
 	}
 	errs = append(errs, validateNames(&spec.Names, fp.Child("names"))...)
-	errs = append(errs, validateSchema(spec.Validation, hasAnyStatus(spec), fp.Child("validation"))...)
+	errs = append(errs, validateSchema(spec.Validation, ss.top, hasAnyStatus(spec), opts.forVersion(spec.Version), fp.Child("validation"))...)
 	errs = append(errs, validateSubresources(spec.Subresources, fp.Child("subresources"))...)
 	for i := range spec.AdditionalPrinterColumns {
 		errs = append(errs, validateColumn(&spec.AdditionalPrinterColumns[i], fp.Child("additionalPrinterColumns").Index(i))...)
@@ -138,19 +246,19 @@ func validateSpec(spec *apiextensions.CustomResourceDefinitionSpec, fp *field.Pa
 		if spec.Validation == nil {
 			errs = append(errs, field.Invalid(fp.Child("selectableFields"), "", "may only be set when validations.schema is included"))
 		} else {
-			errs = append(errs, validateSelectableFields(spec.SelectableFields, spec.Validation.OpenAPIV3Schema, fp)...)
+			errs = append(errs, validateSelectableFields(spec.SelectableFields, ss.top, fp, opts.allowTooManySelectableFields[""])...)
 		}
 	}
 	if c := spec.Conversion; c != nil && c.Strategy != apiextensions.NoneConverter && (spec.PreserveUnknownFields == nil || *spec.PreserveUnknownFields) {
 		errs = append(errs, field.Invalid(fp.Child("conversion").Child("strategy"), c.Strategy, "must be None if spec.preserveUnknownFields is true"))
 	}
-	errs = append(errs, validateConversion(spec.Conversion, fp.Child("conversion"))...)
+	errs = append(errs, validateConversion(spec.Conversion, opts, fp.Child("conversion"))...)
 	return errs
 }
 
 // validateVersion checks one version; schemaErrs are its schema's errors
 // (validateSchema's).
-func validateVersion(spec *apiextensions.CustomResourceDefinitionSpec, v *apiextensions.CustomResourceDefinitionVersion, fp *field.Path, schemaErrs field.ErrorList) field.ErrorList {
+func validateVersion(v *apiextensions.CustomResourceDefinitionVersion, p *schema.Props, opts options, fp *field.Path, schemaErrs field.ErrorList) field.ErrorList {
 	var errs field.ErrorList
 	for _, e := range deprecationWarningErrors(v.Deprecated, v.DeprecationWarning) {
 		errs = append(errs, field.Invalid(fp.Child("deprecationWarning"), v.DeprecationWarning, e))
@@ -164,7 +272,7 @@ func validateVersion(spec *apiextensions.CustomResourceDefinitionSpec, v *apiext
 		if v.Schema == nil || v.Schema.OpenAPIV3Schema == nil {
 			errs = append(errs, field.Invalid(fp.Child("selectableFields"), "", "may only be set when `version.schema.openAPIV3Schema` is not included"))
 		} else {
-			errs = append(errs, validateSelectableFields(v.SelectableFields, v.Schema.OpenAPIV3Schema, fp)...)
+			errs = append(errs, validateSelectableFields(v.SelectableFields, p, fp, opts.allowTooManySelectableFields[v.Name])...)
 		}
 	}
 	return errs
@@ -173,10 +281,10 @@ func validateVersion(spec *apiextensions.CustomResourceDefinitionSpec, v *apiext
 const maxSelectableFields = 8
 
 // validateSelectableFields checks selectable fields against the schema they
-// select from. base is the version path (or spec for lifted fields).
-func validateSelectableFields(fields []apiextensions.SelectableField, in *apiextensions.JSONSchemaProps, base *field.Path) field.ErrorList {
+// select from. base is the version path (or spec for lifted fields);
+// allowTooMany lifts the limit (an update that keeps fields over it).
+func validateSelectableFields(fields []apiextensions.SelectableField, p *schema.Props, base *field.Path, allowTooMany bool) field.ErrorList {
 	var errs field.ErrorList
-	p := propsFromInternal(in)
 	if err := schema.BuildError(p); err != nil {
 		errs = append(errs, field.Invalid(base.Child("schema.openAPIV3Schema"), "", err.Error()))
 		p = nil
@@ -210,7 +318,7 @@ func validateSelectableFields(fields []apiextensions.SelectableField, in *apiext
 		}
 		seen[pth.String()] = true
 	}
-	if len(seen) > maxSelectableFields {
+	if len(seen) > maxSelectableFields && !allowTooMany {
 		errs = append(errs, field.TooMany(fp, len(seen), maxSelectableFields))
 	}
 	return errs
@@ -250,7 +358,8 @@ func deprecationWarningErrors(deprecated bool, w *string) []string {
 // set when the status subresource is on; the server lists them in its text.
 var allowedAtRoot = []string{"Description", "Type", "Format", "Title", "Maximum", "ExclusiveMaximum", "Minimum", "ExclusiveMinimum", "MaxLength", "MinLength", "Pattern", "MaxItems", "MinItems", "UniqueItems", "MultipleOf", "Required", "Items", "Properties", "ExternalDocs", "Example", "XPreserveUnknownFields", "XValidations"}
 
-func validateSchema(v *apiextensions.CustomResourceValidation, statusEnabled bool, fp *field.Path) field.ErrorList {
+// validateSchema checks one openAPIV3Schema; p is its conversion.
+func validateSchema(v *apiextensions.CustomResourceValidation, p *schema.Props, statusEnabled bool, opts options, fp *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if v == nil || v.OpenAPIV3Schema == nil {
 		return errs
@@ -280,25 +389,30 @@ func validateSchema(v *apiextensions.CustomResourceValidation, statusEnabled boo
 	if in.Nullable {
 		errs = append(errs, field.Forbidden(fp.Child("openAPIV3Schema.nullable"), `nullable cannot be true at the root`))
 	}
-	p := propsFromInternal(in)
 	var initErrs field.ErrorList
 	var celSchema *schema.Schema
-	if err := schema.BuildError(p); err != nil {
-		initErrs = append(initErrs, field.Invalid(sp, "", err.Error()))
-	} else if se := schema.ValidateStructural(p, schema.NewPath(sp.String())); len(se) > 0 {
-		errs = append(errs, toFieldErrors(se)...)
-	} else if s, err := schema.Compile(p); err == nil {
-		derrs := validateDefaults(s, sp)
-		errs = append(errs, derrs...)
-		if len(derrs) == 0 {
-			celSchema = s
+	switch {
+	case !opts.requireStructuralSchema:
+		// Kept for a live CRD that is not structural: no structural,
+		// defaults or CEL checks.
+	case schema.BuildError(p) != nil:
+		initErrs = append(initErrs, field.Invalid(sp, "", schema.BuildError(p).Error()))
+	default:
+		if se := schema.ValidateStructural(p, schema.NewPath(sp.String())); len(se) > 0 {
+			errs = append(errs, toFieldErrors(se)...)
+		} else if s, err := schema.Compile(p); err == nil {
+			derrs := validateDefaults(s, p, sp, opts.requirePrunedDefaults, opts.compiler)
+			errs = append(errs, derrs...)
+			if len(derrs) == 0 {
+				celSchema = s
+			}
 		}
 	}
-	errs = append(errs, toFieldErrors(schema.CheckCRDSchema(p, schema.NewPath(sp.String()), schema.CreateOptions))...)
+	errs = append(errs, toFieldErrors(schema.CheckCRDSchema(p, schema.NewPath(sp.String()), opts.schemaOptions()))...)
 	if celSchema != nil {
 		// The rules' CEL side: compilation, types and costs, on a structural
 		// schema with valid defaults, skipping nodes with other errors.
-		errs = append(errs, rules.Check(celSchema, sp, errs)...)
+		errs = append(errs, dropExpressionCosts(opts.compiler.Check(celSchema, sp, errs, opts.ruleOptions()), opts)...)
 	}
 	if len(errs) == 0 {
 		errs = append(errs, initErrs...)
@@ -379,7 +493,7 @@ func validateColumn(c *apiextensions.CustomResourceColumnDefinition, fp *field.P
 
 var conversionReviewVersions = []string{"v1", "v1beta1"}
 
-func validateConversion(c *apiextensions.CustomResourceConversion, fp *field.Path) field.ErrorList {
+func validateConversion(c *apiextensions.CustomResourceConversion, opts options, fp *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if c == nil {
 		return errs
@@ -406,7 +520,9 @@ func validateConversion(c *apiextensions.CustomResourceConversion, fp *field.Pat
 		default:
 			errs = append(errs, validateWebhookService(cp.Child("service"), cc.Service)...)
 		}
-		// The CA bundle is not checked on create: the CRD is not yet established.
+		if len(cc.CABundle) > 0 && !opts.allowInvalidCABundle {
+			errs = append(errs, validateCABundle(cp.Child("caBundle"), cc.CABundle)...)
+		}
 	}
 	vp := fp.Child("conversionReviewVersions")
 	if len(c.ConversionReviewVersions) == 0 {
@@ -425,7 +541,7 @@ func validateConversion(c *apiextensions.CustomResourceConversion, fp *field.Pat
 		}
 		accepted = accepted || contains(conversionReviewVersions, v)
 	}
-	if !accepted {
+	if opts.requireRecognizedConversionReviewVersion && !accepted {
 		errs = append(errs, field.Invalid(vp, c.ConversionReviewVersions, "must include at least one of "+strings.Join(conversionReviewVersions, ", ")))
 	}
 	return errs
@@ -560,23 +676,51 @@ func validateStoredVersions(stored []string, versions []apiextensions.CustomReso
 
 const approvalAnnotation = "api-approved.kubernetes.io"
 
-func validateAPIApproval(crd *apiextensions.CustomResourceDefinition) field.ErrorList {
+// approvalState is the state of a CRD's API-approval annotation, with the
+// error the server reports for it ("" when it passes).
+type approvalState int
+
+const (
+	approvalInvalid approvalState = iota
+	approved
+	approvalBypassed
+	approvalMissing
+)
+
+func apiApproval(annotations map[string]string) approvalState {
+	a := annotations[approvalAnnotation]
+	u, err := url.ParseRequestURI(a)
+	switch {
+	case a == "":
+		return approvalMissing
+	case strings.HasPrefix(a, "unapproved"):
+		return approvalBypassed
+	case err == nil && u != nil && u.Host != "" && u.Scheme != "":
+		return approved
+	}
+	return approvalInvalid
+}
+
+// validateAPIApproval requires the approval annotation of a CRD in a
+// protected group (k8s.io, kubernetes.io); an update that keeps the state
+// of old's annotation is never refused for it.
+func validateAPIApproval(crd, old *apiextensions.CustomResourceDefinition) field.ErrorList {
 	g := crd.Spec.Group
 	if !(g == "k8s.io" || strings.HasSuffix(g, ".k8s.io") || g == "kubernetes.io" || strings.HasSuffix(g, ".kubernetes.io")) {
 		return nil
 	}
-	a := crd.Annotations[approvalAnnotation]
-	fp := field.NewPath("metadata", "annotations").Key(approvalAnnotation)
-	u, err := url.ParseRequestURI(a)
-	switch {
-	case a == "":
-		return field.ErrorList{field.Required(fp, fmt.Sprintf("protected groups must have approval annotation %q, see https://github.com/kubernetes/enhancements/pull/1111", approvalAnnotation))}
-	case strings.HasPrefix(a, "unapproved"):
-		return nil
-	case err == nil && u != nil && u.Host != "" && u.Scheme != "":
+	state := apiApproval(crd.Annotations)
+	if old != nil && apiApproval(old.Annotations) == state {
 		return nil
 	}
-	return field.ErrorList{field.Invalid(fp, a, fmt.Sprintf("protected groups must have approval annotation %q with either a URL or a reason starting with \"unapproved\", see https://github.com/kubernetes/enhancements/pull/1111", approvalAnnotation))}
+	fp := field.NewPath("metadata", "annotations").Key(approvalAnnotation)
+	switch state {
+	case approved, approvalBypassed:
+		return nil
+	case approvalMissing:
+		return field.ErrorList{field.Required(fp, fmt.Sprintf("protected groups must have approval annotation %q, see https://github.com/kubernetes/enhancements/pull/1111", approvalAnnotation))}
+	}
+	return field.ErrorList{field.Invalid(fp, crd.Annotations[approvalAnnotation], fmt.Sprintf("protected groups must have approval annotation %q with either a URL or a reason starting with \"unapproved\", see https://github.com/kubernetes/enhancements/pull/1111", approvalAnnotation))}
 }
 
 func enumString(fp *field.Path, v string, accepted []string) field.ErrorList {
@@ -624,52 +768,6 @@ func hasPerVersion(vs []apiextensions.CustomResourceDefinitionVersion, pred func
 	return false
 }
 
-func specHas(spec *apiextensions.CustomResourceDefinitionSpec, pred func(*schema.Props) bool) bool {
-	if spec.Validation != nil && propsHas(propsFromInternal(spec.Validation.OpenAPIV3Schema), pred, 0) {
-		return true
-	}
-	for _, v := range spec.Versions {
-		if v.Schema != nil && propsHas(propsFromInternal(v.Schema.OpenAPIV3Schema), pred, 0) {
-			return true
-		}
-	}
-	return false
-}
-
-func propsHas(p *schema.Props, pred func(*schema.Props) bool, depth int) bool {
-	if p == nil || depth > 1000 {
-		return false
-	}
-	if pred(p) {
-		return true
-	}
-	var kids []*schema.Props
-	kids = append(kids, p.Items, p.Not)
-	kids = append(kids, p.ItemsArray...)
-	kids = append(kids, p.AllOf...)
-	kids = append(kids, p.AnyOf...)
-	kids = append(kids, p.OneOf...)
-	for _, m := range []map[string]*schema.Props{p.Properties, p.PatternProperties, p.Definitions} {
-		for _, k := range m {
-			kids = append(kids, k)
-		}
-	}
-	for _, pb := range []*schema.PropsOrBool{p.AdditionalProperties, p.AdditionalItems} {
-		if pb != nil {
-			kids = append(kids, pb.Schema)
-		}
-	}
-	for _, d := range p.Dependencies {
-		kids = append(kids, d.Schema)
-	}
-	for _, k := range kids {
-		if propsHas(k, pred, depth+1) {
-			return true
-		}
-	}
-	return false
-}
-
 func contains(l []string, s string) bool {
 	for _, x := range l {
 		if x == s {
@@ -678,3 +776,18 @@ func contains(l []string, s string) bool {
 	}
 	return false
 }
+
+// toFieldErrors converts schema errors into the server's field errors.
+func toFieldErrors(in schema.ErrorList) field.ErrorList {
+	if len(in) == 0 {
+		return nil
+	}
+	out := make(field.ErrorList, len(in))
+	for i, e := range in {
+		out[i] = &field.Error{Type: field.ErrorType(e.Type), Field: e.Field, BadValue: e.BadValue, Detail: e.Detail}
+	}
+	return out
+}
+
+// maxWalkDepth bounds the package's recursive walks over schemas.
+const maxWalkDepth = 10000

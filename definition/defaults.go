@@ -1,4 +1,4 @@
-package crdkit
+package definition
 
 import (
 	"fmt"
@@ -20,10 +20,18 @@ import (
 // node. Defaults inside the metadata, apiVersion or kind of a resource are
 // checked inside a surrounding object. A default that passes all that is
 // checked against the x-kubernetes-validations rules of its node, with one
-// CEL budget for the whole walk, which stops when it runs out.
-func validateDefaults(s *schema.Schema, pth *field.Path) field.ErrorList {
-	w := defaultsWalker{budget: rules.RuntimeBudget}
-	w.walk(pth, s, s, true, nil, false, 0)
+// CEL budget for the whole walk, which stops when it runs out. An update of
+// a live CRD that already has unpruned defaults does not require pruned
+// ones (requirePruned false).
+//
+// Like the server, it coerces the metadata of embedded resources in a
+// default that is not inside metadata in place: in p's default values (p is
+// what s was compiled from), which are the CRD's own. The error about
+// unknown fields, built before, shows the coerced value, and the CRD is
+// stored with it.
+func validateDefaults(s *schema.Schema, p *schema.Props, pth *field.Path, requirePruned bool, c *rules.Compiler) field.ErrorList {
+	w := defaultsWalker{budget: rules.RuntimeBudget, requirePruned: requirePruned, compiler: c}
+	w.walk(pth, s, p, s, true, nil, false, 0)
 	return w.errs
 }
 
@@ -35,11 +43,14 @@ type step struct {
 }
 
 type defaultsWalker struct {
-	errs   field.ErrorList
-	budget int64 // CEL cost left; the walk stops below zero
+	errs          field.ErrorList
+	budget        int64 // CEL cost left; the walk stops below zero
+	requirePruned bool
+	compiler      *rules.Compiler
 }
 
-func (w *defaultsWalker) walk(pth *field.Path, s, root *schema.Schema, top bool, steps []step, insideMeta bool, depth int) {
+// walk visits s and p, the props it was compiled from (nil when unknown).
+func (w *defaultsWalker) walk(pth *field.Path, s *schema.Schema, p *schema.Props, root *schema.Schema, top bool, steps []step, insideMeta bool, depth int) {
 	if s == nil || depth > maxWalkDepth || w.budget < 0 {
 		return
 	}
@@ -52,30 +63,44 @@ func (w *defaultsWalker) walk(pth *field.Path, s, root *schema.Schema, top bool,
 		if insideMeta {
 			w.metaDefault(dp, def, s, root, steps)
 		} else {
+			if p != nil && p.Default != nil {
+				def = p.Default.V // the CRD's own value, coerced in place
+			}
 			w.plainDefault(dp, def, s, embedded)
 		}
 	}
 	if it := s.Items(); it != nil {
-		w.walk(pth.Child("items"), it, root, false, append(steps[:len(steps):len(steps)], step{index: true}), insideMeta, depth+1)
+		var ip *schema.Props
+		if p != nil {
+			ip = p.Items
+		}
+		w.walk(pth.Child("items"), it, ip, root, false, append(steps[:len(steps):len(steps)], step{index: true}), insideMeta, depth+1)
 	}
-	for k, p := range s.Properties() {
+	for k, c := range s.Properties() {
+		var cp *schema.Props
+		if p != nil {
+			cp = p.Properties[k]
+		}
 		sub := insideMeta || (embedded && (k == "metadata" || k == "apiVersion" || k == "kind"))
-		w.walk(pth.Child("properties").Key(k), p, root, false, append(steps[:len(steps):len(steps)], step{key: k}), sub, depth+1)
+		w.walk(pth.Child("properties").Key(k), c, cp, root, false, append(steps[:len(steps):len(steps)], step{key: k}), sub, depth+1)
 	}
 }
 
 func (w *defaultsWalker) plainDefault(dp *field.Path, def any, s *schema.Schema, embedded bool) {
-	pruned := schema.DeepCopyValue(def)
-	prune.Object(pruned, s, prune.Options{Root: embedded}, nil)
-	if !reflect.DeepEqual(pruned, def) {
-		w.errs = append(w.errs, field.Invalid(dp, def, "must not have unknown fields"))
+	if w.requirePruned {
+		pruned := schema.DeepCopyValue(def)
+		prune.Object(pruned, s, prune.Options{Root: embedded}, nil)
+		if !reflect.DeepEqual(pruned, def) {
+			w.errs = append(w.errs, field.Invalid(dp, def, "must not have unknown fields"))
+		}
 	}
-	v := schema.DeepCopyValue(def)
-	if err, _ := objectmeta.Coerce(dp, v, s, objectmeta.CoerceOptions{ResourceRoot: embedded}); err != nil {
+	// The server coerces the default itself, after the error above was
+	// built over it, and validates what the coercion leaves.
+	if err, _ := objectmeta.Coerce(dp, def, s, objectmeta.CoerceOptions{ResourceRoot: embedded}); err != nil {
 		w.errs = append(w.errs, err)
 		return
 	}
-	if errs := objectmeta.Validate(dp, v, s, objectmeta.ValidateOptions{ResourceRoot: embedded}); len(errs) > 0 {
+	if errs := objectmeta.Validate(dp, def, s, objectmeta.ValidateOptions{ResourceRoot: embedded}); len(errs) > 0 {
 		w.errs = append(w.errs, errs...)
 		return
 	}
@@ -93,7 +118,7 @@ func (w *defaultsWalker) valuesAndRules(dp *field.Path, def any, s *schema.Schem
 	if s.Summary()&schema.HasRules == 0 {
 		return
 	}
-	v, err := rules.CompileNode(s, resourceRoot)
+	v, err := w.compiler.CompileNode(s, resourceRoot)
 	if err != nil {
 		w.errs = append(w.errs, field.InternalError(dp, err))
 		return

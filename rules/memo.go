@@ -1,0 +1,198 @@
+package rules
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"fmt"
+	"sort"
+	"sync"
+
+	"github.com/google/cel-go/cel"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	apiservercel "k8s.io/apiserver/pkg/cel"
+	"k8s.io/apiserver/pkg/cel/environment"
+
+	"github.com/crdkit/crdkit/schema"
+)
+
+// A Compiler compiles x-kubernetes-validations rules and remembers each
+// compilation, so that a rule met again against a type of the same shape,
+// in the same environment, is not compiled again: the CRD checks of a
+// create or an update compile the rules of a node for the node itself and
+// again for every default above it, and CRDs repeat the same types with
+// the same rules (the filters of Gateway API routes, the versions of one
+// kind). What it returns is what the functions of the same names return.
+// Its memory grows with the distinct rules and types it meets: use one per
+// CRD (or per batch of CRDs). It is safe for concurrent use.
+type Compiler struct {
+	mu    sync.Mutex
+	envs  map[envKey]*environment.EnvSet
+	rules map[ruleKey]memoRule
+}
+
+// NewCompiler returns an empty Compiler.
+func NewCompiler() *Compiler {
+	return &Compiler{envs: map[envKey]*environment.EnvSet{}, rules: map[ruleKey]memoRule{}}
+}
+
+// Check is the package's Check, remembering compilations in c.
+func (c *Compiler) Check(s *schema.Schema, base *field.Path, schemaErrs field.ErrorList, opts ...CheckOptions) field.ErrorList {
+	return check(c, s, base, schemaErrs, opts...)
+}
+
+// CompileNode is the package's CompileNode, remembering compilations in c.
+func (c *Compiler) CompileNode(s *schema.Schema, resourceRoot bool) (*Validator, error) {
+	return compileNode(c, s, resourceRoot)
+}
+
+// declKey identifies the shape of a declaration: everything a rule's
+// compilation and cost estimate read from it (names, CEL types, fields and
+// whether they are required, element and key types, sizes).
+type declKey [sha256.Size]byte
+
+type envKey struct {
+	decl     declKey
+	optional bool
+}
+
+type ruleKey struct {
+	decl            declKey
+	rule, msg       string
+	optional        bool
+	ruleEnv, msgEnv envKind
+}
+
+// memoRule is a compiled rule without what depends on the node it was
+// compiled for (its field path, its untracked programs' node).
+type memoRule struct {
+	cr       compiledRule
+	env      *cel.Env
+	ast, msg *cel.Ast
+}
+
+func keyOf(d *apiservercel.DeclType) declKey {
+	h := sha256.New()
+	var buf [8]byte
+	var write func(d *apiservercel.DeclType, depth int)
+	str := func(s string) {
+		binary.LittleEndian.PutUint64(buf[:], uint64(len(s)))
+		h.Write(buf[:])
+		h.Write([]byte(s))
+	}
+	num := func(n int64) {
+		binary.LittleEndian.PutUint64(buf[:], uint64(n))
+		h.Write(buf[:])
+	}
+	write = func(d *apiservercel.DeclType, depth int) {
+		if d == nil || depth > 10000 {
+			str("<nil>")
+			return
+		}
+		str(d.TypeName())
+		if ct := d.CelType(); ct != nil {
+			str(ct.String())
+		}
+		num(d.MaxElements)
+		num(d.MinSerializedSize)
+		if d.TypeParam {
+			num(1)
+		} else {
+			num(0)
+		}
+		mk := make([]string, 0, len(d.Metadata))
+		for k := range d.Metadata {
+			mk = append(mk, k)
+		}
+		sort.Strings(mk)
+		for _, k := range mk {
+			str(k)
+			str(d.Metadata[k])
+		}
+		fk := make([]string, 0, len(d.Fields))
+		for k := range d.Fields {
+			fk = append(fk, k)
+		}
+		sort.Strings(fk)
+		num(int64(len(fk)))
+		for _, k := range fk {
+			f := d.Fields[k]
+			str(k)
+			str(f.Name)
+			if f.Required {
+				num(1)
+			} else {
+				num(0)
+			}
+			str(fmt.Sprint(f.EnumValues()))
+			str(fmt.Sprint(f.DefaultValue()))
+			write(f.Type, depth+1)
+		}
+		write(d.KeyType, depth+1)
+		write(d.ElemType, depth+1)
+	}
+	write(d, 0)
+	var k declKey
+	h.Sum(k[:0])
+	return k
+}
+
+// envSet returns the environment for self (with an optional oldSelf or
+// not), built by build the first time.
+func (c *Compiler) envSet(k envKey, build func() (*environment.EnvSet, error)) (*environment.EnvSet, error) {
+	if c == nil {
+		return build()
+	}
+	c.mu.Lock()
+	es, ok := c.envs[k]
+	c.mu.Unlock()
+	if ok {
+		return es, nil
+	}
+	es, err := build()
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	c.envs[k] = es
+	c.mu.Unlock()
+	return es, nil
+}
+
+func (c *Compiler) lookup(k ruleKey) (memoRule, bool) {
+	if c == nil {
+		return memoRule{}, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	m, ok := c.rules[k]
+	return m, ok
+}
+
+func (c *Compiler) store(k ruleKey, cr compiledRule) {
+	if c == nil {
+		return
+	}
+	m := memoRule{cr: cr}
+	if cr.fast != nil {
+		m.env, m.ast, m.msg = cr.fast.env, cr.fast.ast, cr.fast.msg
+	}
+	m.cr.fast, m.cr.fieldPath = nil, ""
+	c.mu.Lock()
+	c.rules[k] = m
+	c.mu.Unlock()
+}
+
+// reuse is the remembered compilation of r for node n.
+func (m memoRule) reuse(r schema.ValidationRule, n *node, decl *apiservercel.DeclType) compiledRule {
+	cr := m.cr
+	cr.rule = r
+	if m.ast != nil {
+		cr.fast = &lazyFast{env: m.env, ast: m.ast, msg: m.msg, decl: decl}
+	}
+	if r.FieldPath != "" && cr.prog != nil && cr.msgErr == nil { // as compileRule: only for a rule that compiled
+		if p, _, err := resolveFieldPath(r.FieldPath, n); err == nil {
+			cr.fieldPath = p.String()
+		}
+	}
+	return cr
+}
