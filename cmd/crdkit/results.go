@@ -21,17 +21,37 @@ type resultWriter struct {
 	// are reused.
 	buf bytes.Buffer
 	enc *json.Encoder
+	// report writes the CI formats (reports.go); nil for the others.
+	report report
 }
 
 func newResultWriter(w io.Writer, format string) *resultWriter {
-	return &resultWriter{w: w, format: format}
+	return &resultWriter{w: w, format: format, report: newReport(w, format)}
+}
+
+// all reports whether the format holds every result whatever -q says: the
+// reports that count results (JUnit, TAP, SARIF).
+func (rw *resultWriter) all() bool {
+	return rw.report != nil && rw.format != "github"
+}
+
+// fail reports an error that has no result (a document that could not be
+// read or checked) in the CI formats; the others leave it to standard error.
+func (rw *resultWriter) fail(err error) {
+	if rw.report != nil {
+		rw.report.fail(err)
+	}
 }
 
 func (rw *resultWriter) write(r objectResult) {
+	if rw.report != nil {
+		rw.report.result(r)
+		return
+	}
 	defer func() { rw.n++ }()
 	var v any = r
 	if r.NotChecked {
-		v = notCheckedResult{File: r.File, Index: r.Index, Path: r.Path, APIVersion: r.APIVersion, Kind: r.Kind,
+		v = notCheckedResult{File: r.File, Index: r.Index, Line: r.Line, Path: r.Path, APIVersion: r.APIVersion, Kind: r.Kind,
 			Namespace: r.Namespace, Name: r.Name, NotChecked: true, Message: r.Message, Warnings: r.Warnings}
 	}
 	switch rw.format {
@@ -87,6 +107,8 @@ func (rw *resultWriter) write(r objectResult) {
 // close ends the document.
 func (rw *resultWriter) close() {
 	switch {
+	case rw.report != nil:
+		rw.report.close()
 	case rw.format == "json" && rw.n == 0:
 		fmt.Fprint(rw.w, "{\n  \"results\": []\n}\n")
 	case rw.format == "json":

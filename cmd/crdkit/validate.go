@@ -35,6 +35,9 @@ type objectResult struct {
 	Kind       string `json:"kind"`
 	Namespace  string `json:"namespace,omitempty"`
 	Name       string `json:"name"`
+	// Line is the document's first line in its file (the List's, for an
+	// item of a List).
+	Line int `json:"line,omitempty"`
 	// Checked is false only for a document no CRD serves, which is written
 	// as a notCheckedResult.
 	Checked  bool           `json:"checked"`
@@ -61,6 +64,7 @@ type notCheckedResult struct {
 	Kind       string   `json:"kind"`
 	Namespace  string   `json:"namespace,omitempty"`
 	Name       string   `json:"name"`
+	Line       int      `json:"line,omitempty"`
 	Checked    bool     `json:"checked"`
 	NotChecked bool     `json:"notChecked"` // kept from the first output format
 	Message    string   `json:"message"`
@@ -141,7 +145,7 @@ func validate(args []string, stdout, stderr io.Writer) int {
 	var crds listFlag
 	fs.Var(&crds, "crds", "a CRD file or directory (repeatable); CRDs among the inputs are used too")
 	fv := fs.String("field-validation", "Strict", "Strict, Warn or Ignore (the server's fieldValidation; Strict is kubectl apply's default)")
-	out := fs.String("o", "text", "output format: text, json or yaml")
+	out := fs.String("o", "text", "output format: text, json, yaml, or a CI report: junit (JUnit XML), tap (TAP 13), sarif (SARIF 2.1.0, GitHub code scanning), github (GitHub Actions annotations)")
 	ns := namespaceFlag(fs.FlagSet)
 	requireCRD := fs.Bool("require-crd", false, "fail (exit 2) on documents no CRD serves, instead of reporting them as not checked")
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "documents checked at once")
@@ -161,8 +165,8 @@ func validate(args []string, stdout, stderr io.Writer) int {
 		return fs.usageError(stderr, "no FILE, DIR or - given")
 	case mode != crdkit.Ignore && mode != crdkit.Warn && mode != crdkit.Strict:
 		return fs.usageError(stderr, "--field-validation must be Strict, Warn or Ignore, not %q", *fv)
-	case !oneOf(*out, "text", "json", "yaml"):
-		return fs.usageError(stderr, "-o must be text, json or yaml, not %q", *out)
+	case !oneOf(*out, "text", "json", "yaml") && !oneOf(*out, reportFormats...):
+		return fs.usageError(stderr, "-o must be text, json, yaml, junit, tap, sarif or github, not %q", *out)
 	case *workers < 1:
 		return fs.usageError(stderr, "--workers must be at least 1")
 	case *subresource != "" && *subresource != "status":
@@ -193,6 +197,7 @@ func validate(args []string, stdout, stderr io.Writer) int {
 			sum.notChecked++
 		case o.err != nil:
 			fmt.Fprintf(stderr, "crdkit: %v\n", o.err)
+			w.fail(o.err)
 			sum.errors++
 			status = 2
 			return
@@ -204,12 +209,13 @@ func validate(args []string, stdout, stderr io.Writer) int {
 		default:
 			sum.accepted++
 		}
-		if !quiet || !o.r.NotChecked && !o.r.Allowed {
+		if !quiet || !o.r.NotChecked && !o.r.Allowed || w.all() {
 			w.write(o.r)
 		}
 	})
 	for _, err := range reg.unusedRefusals() {
 		fmt.Fprintf(stderr, "crdkit: %v\n", err)
+		w.fail(err)
 		status = 2
 	}
 	progress.done()
@@ -384,7 +390,7 @@ type validateOptions struct {
 // opts answers, or a dry-run update when it has a live counterpart.
 func validateDoc(reg *registry, d docs.Doc, vopts validateOptions) (objectResult, error) {
 	opts := vopts.create
-	r := objectResult{File: d.File, Index: d.Index, Path: d.Path, Checked: true}
+	r := objectResult{File: d.File, Index: d.Index, Line: d.Line, Path: d.Path, Checked: true}
 	var tm struct {
 		APIVersion string `json:"apiVersion"`
 		Kind       string `json:"kind"`

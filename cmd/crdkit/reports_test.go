@@ -1,0 +1,234 @@
+package main
+
+import (
+	"encoding/json"
+	"encoding/xml"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// reportObjects has, in one multi-document file, an accepted CronTab, one
+// refused with two causes (422), one with a YAML duplicate key (a warning),
+// a ConfigMap no CRD serves, and one refused by the strict decoder (400)
+// whose message holds the characters the formats must escape.
+const reportObjects = `apiVersion: stable.example.com/v1
+kind: CronTab
+metadata: {name: good}
+spec: {cronSpec: "* * * * */5", image: a}
+---
+# a refusal with two causes
+apiVersion: stable.example.com/v1
+kind: CronTab
+metadata: {name: bad, namespace: prod}
+spec:
+  cronSpec: "every minute"
+  replicas: 15
+---
+apiVersion: stable.example.com/v1
+kind: CronTab
+metadata: {name: twice}
+spec:
+  image: first
+  image: second
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: settings}
+---
+apiVersion: stable.example.com/v1
+kind: CronTab
+metadata: {name: odd}
+spec: {"a%b,c:d": 1, "e\r\nf": 2}
+`
+
+// reportInputs writes the inputs of the report tests: the CronTab CRD,
+// reportObjects, and a file with a YAML syntax error on line 3.
+func reportInputs(t *testing.T) (crds, dir string) {
+	t.Helper()
+	dir = t.TempDir()
+	for name, text := range map[string]string{
+		"objects.yaml": reportObjects,
+		"broken.yaml":  "apiVersion: stable.example.com/v1\nkind: CronTab\nmetadata: {name: [\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return "../../examples/crontab/crd.yaml", dir
+}
+
+// reportRun runs validate on the report inputs with -o format and with -o
+// json, and returns the report, the JSON results (the facade's answers,
+// which the report must carry) and standard error.
+func reportRun(t *testing.T, format string) (out string, results []objectResult, errs string) {
+	t.Helper()
+	crds, dir := reportInputs(t)
+	code, out, errs := runCLI(t, "validate", "--crds", crds, "-o", format, dir)
+	if code != 2 {
+		t.Fatalf("validate -o %s = %d, want 2 (a YAML error among refusals)\n%s%s", format, code, out, errs)
+	}
+	_, js, _ := runCLI(t, "validate", "--crds", crds, "-o", "json", dir)
+	results = decodeResults(t, js)
+	if len(results) != 5 {
+		t.Fatalf("validate -o json gave %d results, want 5:\n%s", len(results), js)
+	}
+	return out, results, errs
+}
+
+func TestReportJUnit(t *testing.T) {
+	out, results, _ := reportRun(t, "junit")
+	// The report as JUnit consumers read it: the attributes the common
+	// JUnit schemas require are the ones decoded here; a missing one is an
+	// error below.
+	type problem struct {
+		Message *string `xml:"message,attr"`
+		Type    *string `xml:"type,attr"`
+		Text    string  `xml:",chardata"`
+	}
+	type testcase struct {
+		Name      *string  `xml:"name,attr"`
+		ClassName *string  `xml:"classname,attr"`
+		Time      *string  `xml:"time,attr"`
+		File      string   `xml:"file,attr"`
+		Line      int      `xml:"line,attr"`
+		Failure   *problem `xml:"failure"`
+		Error     *problem `xml:"error"`
+		Skipped   *struct {
+			Message string `xml:"message,attr"`
+		} `xml:"skipped"`
+		SystemOut string `xml:"system-out"`
+	}
+	type testsuite struct {
+		Name       *string    `xml:"name,attr"`
+		Tests      *int       `xml:"tests,attr"`
+		Failures   *int       `xml:"failures,attr"`
+		Errors     *int       `xml:"errors,attr"`
+		Skipped    *int       `xml:"skipped,attr"`
+		Time       *string    `xml:"time,attr"`
+		Timestamp  *string    `xml:"timestamp,attr"`
+		Hostname   *string    `xml:"hostname,attr"`
+		ID         *int       `xml:"id,attr"`
+		Package    *string    `xml:"package,attr"`
+		Properties *struct{}  `xml:"properties"`
+		SystemOut  *string    `xml:"system-out"`
+		SystemErr  *string    `xml:"system-err"`
+		Cases      []testcase `xml:"testcase"`
+	}
+	var doc struct {
+		XMLName  xml.Name    `xml:"testsuites"`
+		Tests    int         `xml:"tests,attr"`
+		Failures int         `xml:"failures,attr"`
+		Errors   int         `xml:"errors,attr"`
+		Skipped  int         `xml:"skipped,attr"`
+		Suites   []testsuite `xml:"testsuite"`
+	}
+	dec := xml.NewDecoder(strings.NewReader(out))
+	dec.Strict = true
+	if err := dec.Decode(&doc); err != nil {
+		t.Fatalf("JUnit XML does not parse: %v\n%s", err, out)
+	}
+	if doc.Tests != 6 || doc.Failures != 2 || doc.Errors != 1 || doc.Skipped != 1 || len(doc.Suites) != 2 {
+		t.Fatalf("testsuites = %d tests, %d failures, %d errors, %d skipped in %d suites, want 6, 2, 1, 1 in 2\n%s",
+			doc.Tests, doc.Failures, doc.Errors, doc.Skipped, len(doc.Suites), out)
+	}
+	var cases []testcase
+	sum := 0
+	for _, s := range doc.Suites {
+		if s.Name == nil || s.Tests == nil || s.Failures == nil || s.Errors == nil || s.Time == nil || s.Timestamp == nil ||
+			s.Hostname == nil || s.ID == nil || s.Package == nil || s.Properties == nil || s.SystemOut == nil || s.SystemErr == nil || s.Skipped == nil {
+			t.Errorf("testsuite %v lacks an attribute or element the JUnit schema requires", s.Name)
+			continue
+		}
+		if *s.Tests != len(s.Cases) {
+			t.Errorf("testsuite %s: tests = %d, has %d testcases", *s.Name, *s.Tests, len(s.Cases))
+		}
+		sum += *s.Tests
+		for _, c := range s.Cases {
+			if c.Name == nil || c.ClassName == nil || c.Time == nil {
+				t.Errorf("testcase %v lacks name, classname or time", c.Name)
+				continue
+			}
+			for _, p := range []*problem{c.Failure, c.Error} {
+				if p != nil && (p.Message == nil || p.Type == nil) {
+					t.Errorf("testcase %s: failure or error lacks message or type", *c.Name)
+				}
+			}
+			cases = append(cases, c)
+		}
+	}
+	if sum != doc.Tests {
+		t.Errorf("testsuites tests = %d, the suites' add up to %d", doc.Tests, sum)
+	}
+	// broken.yaml's suite comes first (files in sorted order), then one
+	// testcase per result of -o json.
+	if c := cases[0]; c.Error == nil || c.Line != 3 || !strings.HasSuffix(c.File, "broken.yaml") || !strings.Contains(*c.Error.Message, "broken.yaml:3: ") {
+		t.Errorf("YAML error testcase = %+v, want an error at broken.yaml line 3", c)
+	}
+	for i, r := range results {
+		c := cases[i+1]
+		if *c.Name != r.title() || c.File != r.File || c.Line != r.Line {
+			t.Errorf("testcase %d = %s at %s:%d, want %s at %s:%d", i, *c.Name, c.File, c.Line, r.title(), r.File, r.Line)
+		}
+		switch {
+		case r.NotChecked:
+			if c.Skipped == nil || c.Skipped.Message != r.Message {
+				t.Errorf("testcase %s skipped = %+v, want the message %q", *c.Name, c.Skipped, r.Message)
+			}
+		case !r.Allowed:
+			want := fmt.Sprintf("%d %s", r.Code, r.Reason)
+			if c.Failure == nil || *c.Failure.Message != r.Message || *c.Failure.Type != want {
+				t.Errorf("testcase %s failure = %+v, want message %q, type %q", *c.Name, c.Failure, r.Message, want)
+				continue
+			}
+			for _, cs := range r.Causes {
+				if !strings.Contains(c.Failure.Text, cs.Field+": "+cs.Message) {
+					t.Errorf("testcase %s failure text = %q, want the cause %s: %s", *c.Name, c.Failure.Text, cs.Field, cs.Message)
+				}
+			}
+		default:
+			if c.Failure != nil || c.Error != nil || c.Skipped != nil {
+				t.Errorf("accepted testcase %s = %+v, want a pass", *c.Name, c)
+			}
+		}
+		for _, w := range r.Warnings {
+			if !strings.Contains(c.SystemOut, "warning: "+w) {
+				t.Errorf("testcase %s system-out = %q, want the warning %q", *c.Name, c.SystemOut, w)
+			}
+		}
+	}
+	if xmllint, err := exec.LookPath("xmllint"); err == nil {
+		cmd := exec.Command(xmllint, "--noout", "-")
+		cmd.Stdin = strings.NewReader(out)
+		if b, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("xmllint: %v\n%s", err, b)
+		}
+	} else {
+		t.Log("xmllint not on PATH (Debian's libxml2-utils): the report was parsed by encoding/xml only")
+	}
+	fmt.Printf("conformance: junit report parsed, %d/%d results with the facade's messages\n", len(results), len(results))
+}
+
+// TestResultLines checks that the JSON results carry the lines of their
+// documents in reportObjects.
+func TestResultLines(t *testing.T) {
+	_, results, _ := reportRun(t, "json")
+	for i, want := range []int{1, 6, 14, 21, 25} {
+		if results[i].Line != want {
+			t.Errorf("result %d (%s) line = %d, want %d", i, results[i].title(), results[i].Line, want)
+		}
+	}
+	if len(results[2].Warnings) != 1 || len(results[1].Causes) != 2 || results[4].Code != 400 || !results[3].NotChecked {
+		t.Errorf("results = %+v, want a warning on #2, two causes on #1, a 400 on #4, #3 not checked", results)
+	}
+}
+
+func decodeJSON(t *testing.T, s string, v any) {
+	t.Helper()
+	if err := json.Unmarshal([]byte(s), v); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, s)
+	}
+}
