@@ -205,11 +205,164 @@ func seconds(d time.Duration) string {
 	return fmt.Sprintf("%.3f", d.Seconds())
 }
 
-type tapReport struct{ w io.Writer }
+// tapReport writes TAP version 13 (which TAP 14 consumers read too): a
+// test line per object, written as it comes, "not ok" for a refusal with
+// the server's answer in a YAML diagnostic block, "# SKIP" for a document
+// no CRD serves; the plan comes last.
+type tapReport struct {
+	w io.Writer
+	n int
+}
 
-func (t *tapReport) result(r objectResult) {}
-func (t *tapReport) fail(err error)        {}
-func (t *tapReport) close()                {}
+func (t *tapReport) line(ok bool, desc, directive string) {
+	if t.n == 0 {
+		io.WriteString(t.w, "TAP version 13\n")
+	}
+	t.n++
+	verdict := "ok"
+	if !ok {
+		verdict = "not ok"
+	}
+	fmt.Fprintf(t.w, "%s %d - %s%s\n", verdict, t.n, tapEscape(desc), directive)
+}
+
+func (t *tapReport) result(r objectResult) {
+	switch {
+	case r.NotChecked:
+		t.line(true, r.title(), " # SKIP "+oneLine(r.Message))
+	case r.Allowed:
+		t.line(true, r.title(), "")
+	default:
+		t.line(false, fmt.Sprintf("%s: refused (%d %s)", r.title(), r.Code, r.Reason), "")
+	}
+	if r.Allowed && len(r.Warnings) == 0 || r.NotChecked && len(r.Warnings) == 0 {
+		return
+	}
+	var y yamlish
+	if !r.Allowed && !r.NotChecked {
+		y.str(1, "message", r.Message)
+		y.str(1, "severity", "fail")
+	}
+	y.key(1, "data")
+	y.str(2, "file", r.File)
+	y.int(2, "line", r.Line)
+	if !r.Allowed && !r.NotChecked {
+		y.int(2, "code", int(r.Code))
+		y.str(2, "reason", r.Reason)
+		if len(r.Causes) > 0 {
+			y.key(2, "causes")
+			for _, c := range r.Causes {
+				y.item(3, "field", c.Field)
+				y.str(4, "reason", c.Reason)
+				y.str(4, "message", c.Message)
+			}
+		}
+		if r.note != "" {
+			y.str(2, "note", r.note)
+		}
+	}
+	if len(r.Warnings) > 0 {
+		y.key(2, "warnings")
+		for _, w := range r.Warnings {
+			y.elem(3, w)
+		}
+	}
+	y.write(t.w)
+}
+
+func (t *tapReport) fail(err error) {
+	file, line := errorPlace(err)
+	t.line(false, "error: "+oneLine(err.Error()), "")
+	var y yamlish
+	y.str(1, "message", err.Error())
+	y.str(1, "severity", "fail")
+	if file != "" {
+		y.key(1, "data")
+		y.str(2, "file", file)
+		y.int(2, "line", line)
+	}
+	y.write(t.w)
+}
+
+func (t *tapReport) close() {
+	if t.n == 0 {
+		io.WriteString(t.w, "TAP version 13\n")
+	}
+	fmt.Fprintf(t.w, "1..%d\n", t.n)
+}
+
+// tapEscape escapes a test description: "#" would start a directive.
+func tapEscape(s string) string {
+	s = strings.ReplaceAll(s, "\\", "\\\\")
+	return strings.ReplaceAll(oneLine(s), "#", "\\#")
+}
+
+// oneLine puts a text on one line.
+func oneLine(s string) string {
+	return strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)
+}
+
+// yamlish builds a TAP YAML diagnostic block, strings double-quoted with
+// the escapes every YAML reader knows, so that no text can break it.
+type yamlish struct{ b strings.Builder }
+
+func (y *yamlish) indent(level int) { y.b.WriteString(strings.Repeat("  ", level)) }
+
+func (y *yamlish) key(level int, k string) {
+	y.indent(level)
+	y.b.WriteString(k + ":\n")
+}
+
+func (y *yamlish) str(level int, k, v string) {
+	y.indent(level)
+	y.b.WriteString(k + ": " + yamlQuote(v) + "\n")
+}
+
+func (y *yamlish) int(level int, k string, v int) {
+	y.indent(level)
+	fmt.Fprintf(&y.b, "%s: %d\n", k, v)
+}
+
+// item starts a mapping in a sequence with its first key.
+func (y *yamlish) item(level int, k, v string) {
+	y.indent(level)
+	y.b.WriteString("- " + k + ": " + yamlQuote(v) + "\n")
+}
+
+func (y *yamlish) elem(level int, v string) {
+	y.indent(level)
+	y.b.WriteString("- " + yamlQuote(v) + "\n")
+}
+
+func (y *yamlish) write(w io.Writer) {
+	io.WriteString(w, "  ---\n"+y.b.String()+"  ...\n")
+}
+
+// yamlQuote is s as a YAML double-quoted scalar: backslash, quote and
+// control characters escaped (\xHH for those without a short escape).
+func yamlQuote(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, c := range s {
+		switch {
+		case c == '\\' || c == '"':
+			b.WriteByte('\\')
+			b.WriteRune(c)
+		case c == '\n':
+			b.WriteString(`\n`)
+		case c == '\r':
+			b.WriteString(`\r`)
+		case c == '\t':
+			b.WriteString(`\t`)
+		case c < 0x20 || c == 0x7f:
+			fmt.Fprintf(&b, `\x%02x`, c)
+		default:
+			b.WriteRune(c)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
 
 type sarifReport struct{ w io.Writer }
 

@@ -232,3 +232,108 @@ func decodeJSON(t *testing.T, s string, v any) {
 		t.Fatalf("not JSON: %v\n%s", err, s)
 	}
 }
+
+// tapReader is a Perl program that reads a TAP stream with TAP::Parser
+// (Perl's own TAP consumer, the one prove uses) and prints what it read as
+// JSON: the version, the plan, the parse errors and each test with the
+// YAML diagnostics that follow it.
+const tapReader = `use strict; use TAP::Parser; use JSON::PP;
+my $p = TAP::Parser->new({ source => $ARGV[0] });
+my @tests;
+while (my $r = $p->next) {
+  if ($r->is_test) {
+    push @tests, { number => $r->number, ok => $r->is_ok ? JSON::PP::true : JSON::PP::false,
+      actualOk => $r->is_actual_ok ? JSON::PP::true : JSON::PP::false,
+      description => $r->description, directive => $r->directive, explanation => $r->explanation };
+  } elsif ($r->is_yaml) {
+    $tests[-1]{yaml} = $r->data;
+  }
+}
+print encode_json({ version => $p->version, plan => $p->plan, errors => [$p->parse_errors],
+  passed => scalar($p->passed), failed => scalar($p->failed), skipped => scalar($p->skipped), tests => \@tests });
+`
+
+func TestReportTAP(t *testing.T) {
+	perl, err := exec.LookPath("perl")
+	if err != nil {
+		t.Skip("perl not on PATH: TAP::Parser (Perl's TAP consumer) reads the report")
+	}
+	out, results, _ := reportRun(t, "tap")
+	dir := t.TempDir()
+	tap, prog := filepath.Join(dir, "report.tap"), filepath.Join(dir, "read.pl")
+	if err := os.WriteFile(tap, []byte(out), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(prog, []byte(tapReader), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b, err := exec.Command(perl, prog, tap).Output()
+	if err != nil {
+		t.Skipf("perl with TAP::Parser and JSON::PP (core modules) could not run: %v", err)
+	}
+	type diag struct {
+		Message  string `json:"message"`
+		Severity string `json:"severity"`
+		Data     struct {
+			File     string   `json:"file"`
+			Line     int      `json:"line,string"` // Perl's numbers are strings
+			Code     int32    `json:"code,string"`
+			Reason   string   `json:"reason"`
+			Causes   []cause  `json:"causes"`
+			Warnings []string `json:"warnings"`
+		} `json:"data"`
+	}
+	var got struct {
+		Version                 int      `json:"version"`
+		Plan                    string   `json:"plan"`
+		Errors                  []string `json:"errors"`
+		Passed, Failed, Skipped int
+		Tests                   []struct {
+			Number      int    `json:"number"`
+			OK          bool   `json:"ok"`
+			Description string `json:"description"`
+			Directive   string `json:"directive"`
+			Explanation string `json:"explanation"`
+			YAML        *diag  `json:"yaml"`
+		} `json:"tests"`
+	}
+	decodeJSON(t, string(b), &got)
+	if got.Version != 13 || got.Plan != "1..6" || len(got.Errors) > 0 || len(got.Tests) != 6 || got.Failed != 3 || got.Skipped != 1 {
+		t.Fatalf("TAP::Parser read version %d, plan %s, errors %q, %d tests (%d failed, %d skipped), want 13, 1..6, none, 6 (3, 1)\n%s",
+			got.Version, got.Plan, got.Errors, len(got.Tests), got.Failed, got.Skipped, out)
+	}
+	if e := got.Tests[0]; e.OK || e.YAML == nil || e.YAML.Data.Line != 3 || !strings.Contains(e.YAML.Message, "broken.yaml:3: ") {
+		t.Errorf("YAML error test = %+v, want not ok at broken.yaml line 3", e)
+	}
+	unescape := strings.NewReplacer(`\#`, "#", `\\`, `\`)
+	for i, r := range results {
+		tc := got.Tests[i+1]
+		desc := unescape.Replace(strings.TrimPrefix(tc.Description, "- "))
+		if !strings.HasPrefix(desc, r.title()) {
+			t.Errorf("test %d description = %q, want it to start with %q", tc.Number, desc, r.title())
+		}
+		switch {
+		case r.NotChecked:
+			if !tc.OK || tc.Directive != "SKIP" || tc.Explanation != r.Message {
+				t.Errorf("test %d = %+v, want ok # SKIP %s", tc.Number, tc, r.Message)
+			}
+		case r.Allowed:
+			if !tc.OK {
+				t.Errorf("test %d = %+v, want ok", tc.Number, tc)
+			}
+		default:
+			y := tc.YAML
+			if tc.OK || y == nil {
+				t.Errorf("test %d = %+v, want not ok with diagnostics", tc.Number, tc)
+				continue
+			}
+			if y.Message != r.Message || y.Data.Code != r.Code || y.Data.Reason != r.Reason || y.Data.File != r.File || y.Data.Line != r.Line || fmt.Sprint(y.Data.Causes) != fmt.Sprint(r.Causes) {
+				t.Errorf("test %d diagnostics = %+v, want %+v", tc.Number, *y, r)
+			}
+		}
+		if len(r.Warnings) > 0 && (tc.YAML == nil || fmt.Sprint(tc.YAML.Data.Warnings) != fmt.Sprint(r.Warnings)) {
+			t.Errorf("test %d diagnostics = %+v, want the warnings %q", tc.Number, tc.YAML, r.Warnings)
+		}
+	}
+	fmt.Printf("conformance: tap report read by TAP::Parser, %d/%d results with the facade's messages\n", len(results), len(results))
+}
