@@ -5,7 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
+	"path/filepath"
+	"runtime/debug"
+	"sort"
 	"strings"
 	"time"
 
@@ -364,11 +368,222 @@ func yamlQuote(s string) string {
 	return b.String()
 }
 
-type sarifReport struct{ w io.Writer }
+// sarifReport writes SARIF 2.1.0, as GitHub code scanning and other static
+// analysis viewers read it: a result per problem at its file and line. A
+// 422's causes are a result each, under the rule of the cause's type
+// (FieldValueInvalid...); another refusal is one result under the rule of
+// its Status reason (BadRequest, NotFound...); a warning is a result of
+// level warning; an error without a result (a YAML syntax error) is one of
+// rule LoadError. Accepted objects and documents no CRD serves give none.
+type sarifReport struct {
+	w       io.Writer
+	results []sarifResult
+	failed  bool
+}
 
-func (s *sarifReport) result(r objectResult) {}
-func (s *sarifReport) fail(err error)        {}
-func (s *sarifReport) close()                {}
+// The SARIF shape: only what crdkit fills.
+type sarifLog struct {
+	Schema  string     `json:"$schema"`
+	Version string     `json:"version"`
+	Runs    []sarifRun `json:"runs"`
+}
+
+type sarifRun struct {
+	Tool struct {
+		Driver sarifDriver `json:"driver"`
+	} `json:"tool"`
+	Invocations []sarifInvocation `json:"invocations"`
+	Results     []sarifResult     `json:"results"`
+}
+
+type sarifDriver struct {
+	Name           string      `json:"name"`
+	Version        string      `json:"version,omitempty"`
+	InformationURI string      `json:"informationUri"`
+	Rules          []sarifRule `json:"rules"`
+}
+
+type sarifRule struct {
+	ID                   string       `json:"id"`
+	ShortDescription     sarifMessage `json:"shortDescription"`
+	DefaultConfiguration struct {
+		Level string `json:"level"`
+	} `json:"defaultConfiguration"`
+}
+
+type sarifInvocation struct {
+	ExecutionSuccessful bool `json:"executionSuccessful"`
+}
+
+type sarifMessage struct {
+	Text string `json:"text"`
+}
+
+type sarifResult struct {
+	RuleID     string          `json:"ruleId"`
+	RuleIndex  int             `json:"ruleIndex"`
+	Level      string          `json:"level"`
+	Message    sarifMessage    `json:"message"`
+	Locations  []sarifLocation `json:"locations,omitempty"`
+	Properties map[string]any  `json:"properties,omitempty"`
+}
+
+type sarifLocation struct {
+	PhysicalLocation struct {
+		ArtifactLocation struct {
+			URI       string `json:"uri"`
+			URIBaseID string `json:"uriBaseId,omitempty"`
+		} `json:"artifactLocation"`
+		Region *sarifRegion `json:"region,omitempty"`
+	} `json:"physicalLocation"`
+}
+
+type sarifRegion struct {
+	StartLine int `json:"startLine"`
+}
+
+// sarifRules describe the rules crdkit's results may name: the server's
+// cause types and Status reasons, and crdkit's own two.
+var sarifRules = map[string]string{
+	"FieldValueInvalid":      "the server refuses a field's value (422): its schema, format, pattern, bounds or a validation rule",
+	"FieldValueRequired":     "the server refuses an object without a required field (422)",
+	"FieldValueNotSupported": "the server refuses a value outside a field's enum (422)",
+	"FieldValueForbidden":    "the server forbids a field or a change (422)",
+	"FieldValueDuplicate":    "the server refuses a duplicate item of a set or map list (422)",
+	"FieldValueNotFound":     "the server does not find what a field refers to (422)",
+	"FieldValueTooLong":      "the server refuses a value longer than its maximum (422)",
+	"FieldValueTooShort":     "the server refuses a value shorter than its minimum (422)",
+	"FieldValueTooMany":      "the server refuses a list or map with too many items (422)",
+	"FieldValueTooFew":       "the server refuses a list or map with too few items (422)",
+	"FieldValueTypeInvalid":  "the server refuses a value of the wrong type (422)",
+	"InternalError":          "the server could not evaluate a check, a validation rule for one (422)",
+	"Invalid":                "the server refuses the object (422)",
+	"BadRequest":             "the server refuses the body as it decodes it (400): unknown or duplicate fields in Strict mode, values of the wrong type",
+	"NotFound":               "the server does not serve the object's apiVersion (404)",
+	"Warning":                "the server accepts the object with a warning (unknown or duplicate fields in Warn mode, a deprecated version, a YAML key given twice)",
+	"LoadError":              "crdkit could not read or check the document (a YAML syntax error, for one)",
+}
+
+func sarifLevel(rule string) string {
+	switch rule {
+	case "Warning":
+		return "warning"
+	}
+	return "error"
+}
+
+// sarifPlace is the location of a file and line: a path relative to the
+// checkout, or a file URI for an absolute path; none for standard input.
+func sarifPlace(file string, line int) []sarifLocation {
+	if file == "" || file == docs.Stdin {
+		return nil
+	}
+	var l sarifLocation
+	a := &l.PhysicalLocation.ArtifactLocation
+	if filepath.IsAbs(file) {
+		a.URI = (&url.URL{Scheme: "file", Path: filepath.ToSlash(file)}).String()
+	} else {
+		a.URI, a.URIBaseID = (&url.URL{Path: filepath.ToSlash(file)}).String(), "%SRCROOT%"
+	}
+	if line > 0 {
+		l.PhysicalLocation.Region = &sarifRegion{StartLine: line}
+	}
+	return []sarifLocation{l}
+}
+
+func (s *sarifReport) add(rule, text, file string, line int, props map[string]any) {
+	s.results = append(s.results, sarifResult{RuleID: rule, Level: sarifLevel(rule), Message: sarifMessage{Text: text},
+		Locations: sarifPlace(file, line), Properties: props})
+}
+
+func (s *sarifReport) result(r objectResult) {
+	if r.NotChecked {
+		return
+	}
+	props := func() map[string]any {
+		return map[string]any{"object": r.title(), "apiVersion": r.APIVersion, "kind": r.Kind, "name": r.Name}
+	}
+	for _, w := range r.Warnings {
+		s.add("Warning", w, r.File, r.Line, props())
+	}
+	if r.Allowed {
+		return
+	}
+	if r.Code == 422 && len(r.Causes) > 0 {
+		for _, c := range r.Causes {
+			p := props()
+			p["code"], p["reason"], p["serverMessage"], p["field"] = r.Code, r.Reason, r.Message, c.Field
+			text := c.Message
+			if c.Field != "" {
+				text = c.Field + ": " + c.Message
+			}
+			rule := c.Reason
+			if _, ok := sarifRules[rule]; !ok {
+				rule = "Invalid"
+			}
+			s.add(rule, text, r.File, r.Line, p)
+		}
+		return
+	}
+	p := props()
+	p["code"], p["reason"] = r.Code, r.Reason
+	if len(r.Causes) > 0 {
+		p["causes"] = r.Causes
+	}
+	rule := r.Reason
+	if _, ok := sarifRules[rule]; !ok {
+		rule = "BadRequest"
+		if r.Code == 422 {
+			rule = "Invalid"
+		}
+	}
+	s.add(rule, r.detail(), r.File, r.Line, p)
+}
+
+func (s *sarifReport) fail(err error) {
+	s.failed = true
+	file, line := errorPlace(err)
+	s.add("LoadError", err.Error(), file, line, nil)
+}
+
+func (s *sarifReport) close() {
+	run := sarifRun{Invocations: []sarifInvocation{{ExecutionSuccessful: !s.failed}}, Results: s.results}
+	d := &run.Tool.Driver
+	d.Name, d.Version, d.InformationURI = "crdkit", moduleVersion(), "https://github.com/crdkit/crdkit"
+	// The rules the results name, in a stable order, and each result's
+	// index among them.
+	index := map[string]int{}
+	for _, r := range s.results {
+		index[r.RuleID] = 0
+	}
+	ids := make([]string, 0, len(index))
+	for id := range index {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	d.Rules = make([]sarifRule, len(ids))
+	for i, id := range ids {
+		index[id] = i
+		d.Rules[i].ID, d.Rules[i].ShortDescription.Text = id, sarifRules[id]
+		d.Rules[i].DefaultConfiguration.Level = sarifLevel(id)
+	}
+	for i := range run.Results {
+		run.Results[i].RuleIndex = index[run.Results[i].RuleID]
+	}
+	if run.Results == nil {
+		run.Results = []sarifResult{}
+	}
+	writeJSON(s.w, sarifLog{Schema: "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json", Version: "2.1.0", Runs: []sarifRun{run}})
+}
+
+// moduleVersion is crdkit's module version, empty for a build from a
+// checkout.
+func moduleVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return ""
+}
 
 type githubReport struct{ w io.Writer }
 

@@ -7,8 +7,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // reportObjects has, in one multi-document file, an accepted CronTab, one
@@ -336,4 +339,160 @@ func TestReportTAP(t *testing.T) {
 		}
 	}
 	fmt.Printf("conformance: tap report read by TAP::Parser, %d/%d results with the facade's messages\n", len(results), len(results))
+}
+
+// sarifSchemaModule is a Go module whose zip holds the OASIS SARIF 2.1.0
+// JSON schema (errata 01) among its test data; the test reads the schema
+// from the module cache, downloading the module through the Go module
+// proxy when it is not there.
+const sarifSchemaModule, sarifSchemaPath = "github.com/securego/gosec/v2@v2.30.0", "report/sarif/testdata/sarif-schema-2.1.0.json"
+
+// sarifSchema returns the SARIF 2.1.0 schema, or skips the test.
+func sarifSchema(t *testing.T) *jsonschema.Schema {
+	t.Helper()
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		goBin = filepath.Join(runtime.GOROOT(), "bin", "go")
+	}
+	b, err := exec.Command(goBin, "mod", "download", "-json", sarifSchemaModule).Output()
+	var mod struct{ Dir, Error string }
+	if err == nil {
+		err = json.Unmarshal(b, &mod)
+	}
+	if err != nil || mod.Dir == "" {
+		t.Skipf("the SARIF 2.1.0 schema: go mod download %s: %v %s (needs the module cache or the Go module proxy)", sarifSchemaModule, err, mod.Error)
+	}
+	f, err := os.Open(filepath.Join(mod.Dir, sarifSchemaPath))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	doc, err := jsonschema.UnmarshalJSON(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	const id = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+	if err := c.AddResource(id, doc); err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.Compile(id)
+	if err != nil {
+		t.Fatalf("compiling the SARIF schema: %v", err)
+	}
+	return s
+}
+
+func TestReportSARIF(t *testing.T) {
+	out, results, _ := reportRun(t, "sarif")
+	// What GitHub code scanning requires of an upload, checked whether or
+	// not the schema is at hand.
+	var log struct {
+		Schema  string `json:"$schema"`
+		Version string `json:"version"`
+		Runs    []struct {
+			Tool struct {
+				Driver struct {
+					Name  string `json:"name"`
+					Rules []struct {
+						ID string `json:"id"`
+					} `json:"rules"`
+				} `json:"driver"`
+			} `json:"tool"`
+			Invocations []struct {
+				ExecutionSuccessful bool `json:"executionSuccessful"`
+			} `json:"invocations"`
+			Results []struct {
+				RuleID    string `json:"ruleId"`
+				RuleIndex int    `json:"ruleIndex"`
+				Level     string `json:"level"`
+				Message   struct {
+					Text string `json:"text"`
+				} `json:"message"`
+				Locations []struct {
+					PhysicalLocation struct {
+						ArtifactLocation struct {
+							URI string `json:"uri"`
+						} `json:"artifactLocation"`
+						Region struct {
+							StartLine int `json:"startLine"`
+						} `json:"region"`
+					} `json:"physicalLocation"`
+				} `json:"locations"`
+				Properties map[string]any `json:"properties"`
+			} `json:"results"`
+		} `json:"runs"`
+	}
+	decodeJSON(t, out, &log)
+	if log.Version != "2.1.0" || len(log.Runs) != 1 || log.Runs[0].Tool.Driver.Name != "crdkit" {
+		t.Fatalf("SARIF log = version %q, %d runs, want 2.1.0, one run of crdkit\n%s", log.Version, len(log.Runs), out)
+	}
+	run := log.Runs[0]
+	if len(run.Invocations) != 1 || run.Invocations[0].ExecutionSuccessful {
+		t.Errorf("invocations = %+v, want one, not successful (a YAML error)", run.Invocations)
+	}
+	// The problems of the run, in order: the YAML error, the 422's two
+	// causes, the duplicate key's warning, the 400.
+	type want struct {
+		rule, level, text string
+		file              string
+		line              int
+	}
+	var wants []want
+	wants = append(wants, want{"LoadError", "error", "", "broken.yaml", 3})
+	for _, r := range results {
+		for _, w := range r.Warnings {
+			wants = append(wants, want{"Warning", "warning", w, r.File, r.Line})
+		}
+		switch {
+		case r.Allowed || r.NotChecked:
+		case r.Code == 422:
+			for _, c := range r.Causes {
+				wants = append(wants, want{c.Reason, "error", c.Field + ": " + c.Message, r.File, r.Line})
+			}
+		default:
+			wants = append(wants, want{r.Reason, "error", r.Message, r.File, r.Line})
+		}
+	}
+	if len(run.Results) != len(wants) || len(wants) != 5 {
+		t.Fatalf("SARIF results = %d, want %d (and 5)\n%s", len(run.Results), len(wants), out)
+	}
+	for i, w := range wants {
+		g := run.Results[i]
+		if g.RuleID != w.rule || g.Level != w.level || w.text != "" && g.Message.Text != w.text {
+			t.Errorf("result %d = %s %s %q, want %s %s %q", i, g.RuleID, g.Level, g.Message.Text, w.rule, w.level, w.text)
+		}
+		if g.RuleIndex >= len(run.Tool.Driver.Rules) || run.Tool.Driver.Rules[g.RuleIndex].ID != g.RuleID {
+			t.Errorf("result %d: ruleIndex %d does not name rule %s", i, g.RuleIndex, g.RuleID)
+		}
+		if len(g.Locations) != 1 || !strings.HasSuffix(g.Locations[0].PhysicalLocation.ArtifactLocation.URI, filepath.Base(w.file)) ||
+			!strings.HasPrefix(g.Locations[0].PhysicalLocation.ArtifactLocation.URI, "file:///") || g.Locations[0].PhysicalLocation.Region.StartLine != w.line {
+			t.Errorf("result %d locations = %+v, want file://...%s line %d", i, g.Locations, filepath.Base(w.file), w.line)
+		}
+	}
+	if p := run.Results[1].Properties; p["serverMessage"] != results[1].Message || p["field"] != "spec.cronSpec" {
+		t.Errorf("a cause's properties = %v, want the server's message %q and the field", p, results[1].Message)
+	}
+	// A relative path is relative to the checkout's root.
+	_, rel, _ := runCLI(t, "validate", "-o", "sarif", "--crds", "../../examples/crontab", "../../examples/lists")
+	if !strings.Contains(rel, `"uri": "../../examples/lists/crontabs.yaml",`) || !strings.Contains(rel, `"uriBaseId": "%SRCROOT%"`) {
+		t.Errorf("relative paths: want uri ../../examples/lists/crontabs.yaml with uriBaseId %%SRCROOT%%:\n%s", rel)
+	}
+
+	schema := sarifSchema(t)
+	for name, doc := range map[string]string{"report": out, "relative paths": rel} {
+		inst, err := jsonschema.UnmarshalJSON(strings.NewReader(doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := schema.Validate(inst); err != nil {
+			t.Errorf("%s: not valid SARIF 2.1.0: %v", name, err)
+		}
+	}
+	// The schema is enforced: a result without a message is refused.
+	broken, _ := jsonschema.UnmarshalJSON(strings.NewReader(strings.Replace(out, `"message": {`, `"notMessage": {`, 1)))
+	if schema.Validate(broken) == nil {
+		t.Errorf("the SARIF schema accepts a result without a message")
+	}
+	fmt.Printf("conformance: sarif report valid against the SARIF 2.1.0 schema, %d/%d results with the facade's messages\n", len(results), len(results))
 }
