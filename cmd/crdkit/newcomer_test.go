@@ -204,7 +204,7 @@ func TestValidateUnservedVersion(t *testing.T) {
 	// What client-go (and so kubectl) makes of the server's answer, a 404
 	// with the text "404 page not found" (conformance/servertest checks it
 	// against the server: TestCLIUnservedVersion).
-	want := objectResult{File: objs, APIVersion: "example.com/v2", Kind: "Widget", Name: "a", Checked: true, Code: 404, Reason: "NotFound",
+	want := objectResult{File: objs, Line: 1, APIVersion: "example.com/v2", Kind: "Widget", Name: "a", Checked: true, Code: 404, Reason: "NotFound",
 		Message: "the server could not find the requested resource", Causes: []cause{{Reason: "UnexpectedServerResponse", Message: "404 page not found"}}}
 	if got := rs[0]; !reflect.DeepEqual(got, want) {
 		t.Errorf("v2 (defined, not served) = %+v, want %+v", got, want)

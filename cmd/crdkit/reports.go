@@ -456,7 +456,7 @@ var sarifRules = map[string]string{
 	"FieldValueTooMany":      "the server refuses a list or map with too many items (422)",
 	"FieldValueTooFew":       "the server refuses a list or map with too few items (422)",
 	"FieldValueTypeInvalid":  "the server refuses a value of the wrong type (422)",
-	"InternalError":          "the server could not evaluate a check, a validation rule for one (422)",
+	"InternalError":          "the server could not evaluate a check (a validation rule, for one) or could not handle the object (500)",
 	"Invalid":                "the server refuses the object (422)",
 	"BadRequest":             "the server refuses the body as it decodes it (400): unknown or duplicate fields in Strict mode, values of the wrong type",
 	"NotFound":               "the server does not serve the object's apiVersion (404)",
@@ -585,8 +585,60 @@ func moduleVersion() string {
 	return ""
 }
 
+// githubReport writes GitHub Actions workflow commands: an ::error
+// annotation per refused object and per error, a ::warning per warning, at
+// the document's file and line; accepted and not-checked objects are plain
+// log lines, as the text output prints them.
 type githubReport struct{ w io.Writer }
 
-func (g *githubReport) result(r objectResult) {}
-func (g *githubReport) fail(err error)        {}
-func (g *githubReport) close()                {}
+// annotate writes the workflow command cmd (error, warning) for a file and
+// line, with a title and a message.
+func (g *githubReport) annotate(cmd, file string, line int, title, msg string) {
+	var props []string
+	if file != "" && file != docs.Stdin {
+		props = append(props, "file="+escapeProperty(file))
+		if line > 0 {
+			props = append(props, fmt.Sprintf("line=%d", line))
+		}
+	}
+	props = append(props, "title="+escapeProperty(title))
+	fmt.Fprintf(g.w, "::%s %s::%s\n", cmd, strings.Join(props, ","), escapeData(msg))
+}
+
+func (g *githubReport) result(r objectResult) {
+	name := r.Kind + " " + r.Name
+	if r.Namespace != "" {
+		name = r.Kind + " " + r.Namespace + "/" + r.Name
+	}
+	for _, w := range r.Warnings {
+		g.annotate("warning", r.File, r.Line, "crdkit: "+name+": warning", w)
+	}
+	switch {
+	case r.NotChecked:
+		// On one line, so that no text of the document's starts a command.
+		fmt.Fprintln(g.w, oneLine(r.title()+": "+r.Message))
+	case r.Allowed:
+		fmt.Fprintln(g.w, oneLine(r.title()+": accepted"))
+	default:
+		g.annotate("error", r.File, r.Line, fmt.Sprintf("crdkit: %s refused (%d %s)", name, r.Code, r.Reason), r.detail())
+	}
+}
+
+func (g *githubReport) fail(err error) {
+	file, line := errorPlace(err)
+	g.annotate("error", file, line, "crdkit: error", err.Error())
+}
+
+func (g *githubReport) close() {}
+
+// escapeData escapes a workflow command's message as the Actions runner
+// unescapes it: %, CR and LF.
+func escapeData(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
+}
+
+// escapeProperty escapes a workflow command's property value: the message's
+// escapes, and ":" and "," that would end it.
+func escapeProperty(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+}

@@ -212,7 +212,9 @@ func TestReportJUnit(t *testing.T) {
 	} else {
 		t.Log("xmllint not on PATH (Debian's libxml2-utils): the report was parsed by encoding/xml only")
 	}
-	fmt.Printf("conformance: junit report parsed, %d/%d results with the facade's messages\n", len(results), len(results))
+	if !t.Failed() {
+		fmt.Printf("conformance: junit report parsed, %d/%d results with the facade's messages\n", len(results), len(results))
+	}
 }
 
 // TestResultLines checks that the JSON results carry the lines of their
@@ -338,7 +340,9 @@ func TestReportTAP(t *testing.T) {
 			t.Errorf("test %d diagnostics = %+v, want the warnings %q", tc.Number, tc.YAML, r.Warnings)
 		}
 	}
-	fmt.Printf("conformance: tap report read by TAP::Parser, %d/%d results with the facade's messages\n", len(results), len(results))
+	if !t.Failed() {
+		fmt.Printf("conformance: tap report read by TAP::Parser, %d/%d results with the facade's messages\n", len(results), len(results))
+	}
 }
 
 // sarifSchemaModule is a Go module whose zip holds the OASIS SARIF 2.1.0
@@ -494,5 +498,112 @@ func TestReportSARIF(t *testing.T) {
 	if schema.Validate(broken) == nil {
 		t.Errorf("the SARIF schema accepts a result without a message")
 	}
-	fmt.Printf("conformance: sarif report valid against the SARIF 2.1.0 schema, %d/%d results with the facade's messages\n", len(results), len(results))
+	if !t.Failed() {
+		fmt.Printf("conformance: sarif report valid against the SARIF 2.1.0 schema, %d/%d results with the facade's messages\n", len(results), len(results))
+	}
+}
+
+// workflowCommand is a GitHub Actions workflow command as the Actions
+// runner reads a line of a step's output: "::command k=v,k=v::message",
+// properties and message unescaped as the runner unescapes them (a
+// property's %3A and %2C, then CR, LF and %, in that order).
+type workflowCommand struct {
+	Command string
+	Props   map[string]string
+	Message string
+}
+
+func parseWorkflowCommand(line string) (workflowCommand, bool) {
+	rest, ok := strings.CutPrefix(line, "::")
+	if !ok {
+		return workflowCommand{}, false
+	}
+	head, msg, ok := strings.Cut(rest, "::")
+	if !ok {
+		return workflowCommand{}, false
+	}
+	cmd, props, _ := strings.Cut(head, " ")
+	c := workflowCommand{Command: cmd, Props: map[string]string{}, Message: unescapeWorkflow(msg, false)}
+	if props != "" {
+		for _, p := range strings.Split(props, ",") {
+			k, v, ok := strings.Cut(p, "=")
+			if !ok {
+				return workflowCommand{}, false
+			}
+			c.Props[k] = unescapeWorkflow(v, true)
+		}
+	}
+	return c, true
+}
+
+func unescapeWorkflow(s string, property bool) string {
+	if property {
+		s = strings.NewReplacer("%3A", ":", "%2C", ",").Replace(s)
+	}
+	s = strings.ReplaceAll(s, "%0D", "\r")
+	s = strings.ReplaceAll(s, "%0A", "\n")
+	return strings.ReplaceAll(s, "%25", "%")
+}
+
+func TestReportGitHub(t *testing.T) {
+	out, results, _ := reportRun(t, "github")
+	var cmds []workflowCommand
+	plain := 0
+	for _, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+		if c, ok := parseWorkflowCommand(line); ok {
+			cmds = append(cmds, c)
+			continue
+		}
+		if strings.HasPrefix(line, "::") {
+			t.Errorf("a line the runner would not read as a command: %q", line)
+		}
+		plain++
+	}
+	if plain != 3 {
+		t.Errorf("%d plain lines, want 3 (the two accepted objects and the one not checked):\n%s", plain, out)
+	}
+	type want struct{ cmd, file, line, title, msg string }
+	wants := []want{{"error", "broken.yaml", "3", "crdkit: error", ""}}
+	for _, r := range results {
+		name := r.Kind + " " + r.Name
+		if r.Namespace != "" {
+			name = r.Kind + " " + r.Namespace + "/" + r.Name
+		}
+		for _, w := range r.Warnings {
+			wants = append(wants, want{"warning", r.File, fmt.Sprint(r.Line), "crdkit: " + name + ": warning", w})
+		}
+		if !r.Allowed && !r.NotChecked {
+			msg := r.Message
+			for _, c := range r.Causes {
+				msg += "\n" + c.Field + ": " + c.Message
+			}
+			wants = append(wants, want{"error", r.File, fmt.Sprint(r.Line), fmt.Sprintf("crdkit: %s refused (%d %s)", name, r.Code, r.Reason), msg})
+		}
+	}
+	if len(cmds) != len(wants) || len(wants) != 4 {
+		t.Fatalf("%d workflow commands, want %d (and 4):\n%s", len(cmds), len(wants), out)
+	}
+	for i, w := range wants {
+		c := cmds[i]
+		if c.Command != w.cmd || !strings.HasSuffix(c.Props["file"], w.file) || c.Props["line"] != w.line || c.Props["title"] != w.title || w.msg != "" && c.Message != w.msg {
+			t.Errorf("command %d = %+v, want %+v", i, c, w)
+		}
+	}
+	// The 400's message has %, ",", ":" and CR LF in it (an unknown field's
+	// name): it comes back whole.
+	if m := cmds[3].Message; !strings.Contains(m, `unknown field "spec.a%b,c:d"`) || !strings.Contains(m, "\"spec.e\r\nf\"") {
+		t.Errorf("400 message = %q, want the field names back, escapes undone", m)
+	}
+	if !t.Failed() {
+		fmt.Printf("conformance: github annotations parsed, %d/%d results with the facade's messages\n", len(results), len(results))
+	}
+}
+
+func TestWorkflowEscapes(t *testing.T) {
+	for _, s := range []string{"plain", "100%", "%25", "a\r\nb", "k:v,w", "%0A", "::x::", "%3A%2C"} {
+		c, ok := parseWorkflowCommand("::error title=" + escapeProperty(s) + "::" + escapeData(s))
+		if !ok || c.Props["title"] != s || c.Message != s {
+			t.Errorf("escape(%q) = %+v, want title and message %q", s, c, s)
+		}
+	}
 }

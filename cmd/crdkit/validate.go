@@ -81,7 +81,8 @@ func (r *objectResult) location() string {
 }
 
 const validateHelp = `usage: crdkit validate [--crds FILE|DIR]... [-n NAMESPACE] [--field-validation Strict|Warn|Ignore]
-                       [--old LIVE [--subresource status]] [--require-crd] [-q] [-o text|json|yaml] FILE|DIR|-...
+                       [--old LIVE [--subresource status]] [--require-crd] [-q]
+                       [-o text|json|yaml|junit|tap|sarif|github] FILE|DIR|-...
 
 Checks each object document (YAML, multi-document YAML or JSON; "-" reads
 standard input) against the CRD that serves its apiVersion and kind, as a
@@ -125,6 +126,14 @@ document no CRD serves has "checked": false and no "allowed" or "code". A
 summary line goes to standard error: how many objects were accepted,
 refused, not checked, and how long it took. -q prints only the refusals.
 
+For CI, the same results as reports, each at its file and line (the
+document's first): -o junit (JUnit XML: a testcase per object, a failure
+with the server's message and causes), -o tap (TAP version 13), -o sarif
+(SARIF 2.1.0, for GitHub code scanning: a result per problem, rule ids from
+the server's cause types and reasons) and -o github (GitHub Actions
+::error and ::warning annotations). Errors that would only go to standard
+error (YAML syntax errors) are in the reports too.
+
 Exit status: 0 when every checked object is accepted, 1 when any is refused,
 2 on usage or load errors (unreadable files, YAML errors with file and line,
 a directory without YAML or JSON files, CRDs the server would refuse, and
@@ -134,6 +143,7 @@ Examples:
   crdkit validate examples/crontab/
   crdkit validate --crds examples/crontab examples/objects/ -o json
   crdkit validate --field-validation Warn --crds examples/crontab examples/objects/
+  crdkit validate --crds crds/ -o junit manifests/ > report.xml
   kubectl get crontabs -A -o yaml | crdkit validate --crds crds/ -
   kubectl get crontabs -A -o json > live.json
   crdkit validate --crds examples/crontab --old live.json changed/
