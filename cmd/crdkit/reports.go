@@ -165,7 +165,11 @@ func (j *junitReport) result(r objectResult) {
 		c.Skipped = &junitSkipped{Message: r.Message}
 		s.Skipped++
 	case !r.Allowed:
-		c.Failure = &junitProblem{Message: r.Message, Type: fmt.Sprintf("%d %s", r.Code, r.Reason), Text: r.detail() + fmt.Sprintf("\nat %s:%d", r.File, r.Line)}
+		typ := fmt.Sprintf("%d %s", r.Code, r.Reason)
+		if r.Rejected {
+			typ = "rejected"
+		}
+		c.Failure = &junitProblem{Message: r.Message, Type: typ, Text: r.detail() + fmt.Sprintf("\nat %s:%d", r.File, r.Line)}
 		s.Failures++
 	}
 	s.Tests++
@@ -236,6 +240,8 @@ func (t *tapReport) result(r objectResult) {
 		t.line(true, r.title(), " # SKIP "+oneLine(r.Message))
 	case r.Allowed:
 		t.line(true, r.title(), "")
+	case r.Rejected:
+		t.line(false, r.title()+": rejected (--reject)", "")
 	default:
 		t.line(false, fmt.Sprintf("%s: refused (%d %s)", r.title(), r.Code, r.Reason), "")
 	}
@@ -250,7 +256,7 @@ func (t *tapReport) result(r objectResult) {
 	y.key(1, "data")
 	y.str(2, "file", r.File)
 	y.int(2, "line", r.Line)
-	if !r.Allowed && !r.NotChecked {
+	if !r.Allowed && !r.NotChecked && !r.Rejected {
 		y.int(2, "code", int(r.Code))
 		y.str(2, "reason", r.Reason)
 		if len(r.Causes) > 0 {
@@ -462,6 +468,7 @@ var sarifRules = map[string]string{
 	"NotFound":               "the server does not serve the object's apiVersion (404)",
 	"Warning":                "the server accepts the object with a warning (unknown or duplicate fields in Warn mode, a deprecated version, a YAML key given twice)",
 	"LoadError":              "crdkit could not read or check the document (a YAML syntax error, for one)",
+	"RejectedKind":           "the object's kind is one that --reject prohibits",
 }
 
 func sarifLevel(rule string) string {
@@ -507,6 +514,10 @@ func (s *sarifReport) result(r objectResult) {
 		s.add("Warning", w, r.File, r.Line, props())
 	}
 	if r.Allowed {
+		return
+	}
+	if r.Rejected {
+		s.add("RejectedKind", r.Message, r.File, r.Line, props())
 		return
 	}
 	if r.Code == 422 && len(r.Causes) > 0 {
@@ -619,6 +630,8 @@ func (g *githubReport) result(r objectResult) {
 		fmt.Fprintln(g.w, oneLine(r.title()+": "+r.Message))
 	case r.Allowed:
 		fmt.Fprintln(g.w, oneLine(r.title()+": accepted"))
+	case r.Rejected:
+		g.annotate("error", r.File, r.Line, "crdkit: "+name+" rejected (--reject)", r.Message)
 	default:
 		g.annotate("error", r.File, r.Line, fmt.Sprintf("crdkit: %s refused (%d %s)", name, r.Code, r.Reason), r.detail())
 	}

@@ -50,9 +50,13 @@ func (rw *resultWriter) write(r objectResult) {
 	}
 	defer func() { rw.n++ }()
 	var v any = r
-	if r.NotChecked {
+	switch {
+	case r.NotChecked:
 		v = notCheckedResult{File: r.File, Index: r.Index, Line: r.Line, Path: r.Path, APIVersion: r.APIVersion, Kind: r.Kind,
-			Namespace: r.Namespace, Name: r.Name, NotChecked: true, Message: r.Message, Warnings: r.Warnings}
+			Namespace: r.Namespace, Name: r.Name, NotChecked: true, Skipped: r.Skipped, Message: r.Message, Warnings: r.Warnings}
+	case r.Rejected:
+		v = rejectedResult{File: r.File, Index: r.Index, Line: r.Line, Path: r.Path, APIVersion: r.APIVersion, Kind: r.Kind,
+			Namespace: r.Namespace, Name: r.Name, Rejected: true, Message: r.Message, Warnings: r.Warnings}
 	}
 	switch rw.format {
 	case "json":
@@ -84,7 +88,7 @@ func (rw *resultWriter) write(r objectResult) {
 			fmt.Fprintf(rw.w, "%s: warning: %s\n", id, w)
 		}
 		switch {
-		case r.NotChecked:
+		case r.NotChecked, r.Rejected:
 			fmt.Fprintf(rw.w, "%s: %s\n", id, r.Message)
 		case r.Allowed:
 			fmt.Fprintf(rw.w, "%s: accepted\n", id)

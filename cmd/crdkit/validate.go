@@ -48,8 +48,13 @@ type objectResult struct {
 	Causes   []cause        `json:"causes,omitempty"`
 	Warnings []string       `json:"warnings,omitempty"`
 	Object   map[string]any `json:"object,omitempty"`
-	// NotChecked marks a document no CRD serves (without --require-crd).
+	// NotChecked marks a document no CRD serves (without --require-crd),
+	// or one of a kind --skip names (then Skipped too).
 	NotChecked bool `json:"notChecked,omitempty"`
+	Skipped    bool `json:"skipped,omitempty"`
+	// Rejected marks a document of a kind --reject names, written as a
+	// rejectedResult.
+	Rejected bool `json:"rejected,omitempty"`
 
 	note string // a line of explanation for the text output, not the server's
 }
@@ -67,6 +72,7 @@ type notCheckedResult struct {
 	Line       int      `json:"line,omitempty"`
 	Checked    bool     `json:"checked"`
 	NotChecked bool     `json:"notChecked"` // kept from the first output format
+	Skipped    bool     `json:"skipped,omitempty"`
 	Message    string   `json:"message"`
 	Warnings   []string `json:"warnings,omitempty"`
 }
@@ -82,6 +88,7 @@ func (r *objectResult) location() string {
 
 const validateHelp = `usage: crdkit validate [--crds FILE|DIR]... [-n NAMESPACE] [--field-validation Strict|Warn|Ignore]
                        [--old LIVE [--subresource status]] [--require-crd] [-q]
+                       [--skip KIND,...] [--reject KIND,...]
                        [-o text|json|yaml|junit|tap|sarif|github] FILE|DIR|-...
 
 Checks each object document (YAML, multi-document YAML or JSON; "-" reads
@@ -107,6 +114,12 @@ inputs (all compiled: one the server would refuse fails the run). An object
 whose group and kind a CRD defines, at a version it does not serve, is
 refused with the server's 404. Documents no CRD serves (Deployments,
 ConfigMaps...) are reported as not checked.
+
+--skip and --reject take kinds as kubeconform's -skip and -reject do,
+comma-separated: Kind (any apiVersion) or apiVersion/Kind (v1/ConfigMap,
+apps/v1/Deployment). A document of a skipped kind is not checked, even if a
+CRD serves it; one of a rejected kind is refused (exit 1) without being
+checked, a crdkit verdict with no server code. --skip wins over --reject.
 
 With --old, a document whose live counterpart is in LIVE (objects as kubectl
 get -o json|yaml prints them, Lists too; same API group, kind and name, and
@@ -162,6 +175,9 @@ func validate(args []string, stdout, stderr io.Writer) int {
 	var old listFlag
 	fs.Var(&old, "old", "live objects (a file or directory, repeatable; objects as kubectl get -o json|yaml prints them, Lists too): a document with a live counterpart is checked as a dry-run update of it")
 	subresource := fs.String("subresource", "", `with --old: "status" checks updates as PUTs to the status subresource`)
+	var skip, reject listFlag
+	fs.Var(&skip, "skip", "kinds not to check, comma-separated (repeatable), as kubeconform's -skip: Kind, or apiVersion/Kind (v1/ConfigMap, apps/v1/Deployment)")
+	fs.Var(&reject, "reject", "kinds to refuse without checking them, comma-separated (repeatable), as kubeconform's -reject: Kind or apiVersion/Kind; --skip wins")
 	var quiet bool
 	fs.BoolVar(&quiet, "q", false, "print only the refused objects (and errors); the summary line still goes to standard error")
 	fs.BoolVar(&quiet, "quiet", false, "the same as -q")
@@ -184,6 +200,10 @@ func validate(args []string, stdout, stderr io.Writer) int {
 	case *subresource != "" && len(old) == 0:
 		return fs.usageError(stderr, "--subresource needs --old")
 	}
+	kinds, err := newKindFilter(skip, reject)
+	if err != nil {
+		return fs.usageError(stderr, "%v", err)
+	}
 	reg, status := loadRegistry(crds, paths, stderr)
 	defer reg.close()
 	live, err := loadLive(old)
@@ -195,12 +215,25 @@ func validate(args []string, stdout, stderr io.Writer) int {
 	w := newResultWriter(stdout, *out)
 	progress := newProgress(stderr)
 	var sum summary
+	sum.kinds = !kinds.empty()
 	sum.files = checkAll(paths, *workers, stderr, &status, reg.isList, func(d docs.Doc) outcome {
+		if !kinds.empty() {
+			if r, ok := kinds.apply(d); ok {
+				return outcome{r: r}
+			}
+		}
 		r, err := validateDoc(reg, d, opts)
 		return outcome{r: r, err: err}
 	}, func(o outcome) {
 		progress.tick()
 		switch {
+		case o.r.Skipped:
+			sum.skipped++
+		case o.r.Rejected:
+			sum.rejected++
+			if status == 0 {
+				status = 1
+			}
 		case errors.Is(o.err, errNoCRD) && !*requireCRD:
 			o.r.NotChecked, o.r.Checked = true, false
 			o.r.Message = fmt.Sprintf("not checked: no CRD serves apiVersion %q, kind %q", o.r.APIVersion, o.r.Kind)
@@ -238,16 +271,22 @@ func validate(args []string, stdout, stderr io.Writer) int {
 // summary counts validate's results for its last line on standard error.
 type summary struct {
 	accepted, refused, notChecked, errors, files int
+	skipped, rejected                            int  // --skip, --reject
+	kinds                                        bool // either given: the line counts them
 	took                                         time.Duration
 }
 
 func (s summary) String() string {
 	took := s.took.Round(time.Millisecond)
-	if s.accepted+s.refused+s.notChecked+s.errors == 0 {
+	if s.accepted+s.refused+s.notChecked+s.errors+s.skipped+s.rejected == 0 {
 		return fmt.Sprintf("crdkit: nothing checked: no object documents in %s (%v)", plural(s.files, "file"), took)
 	}
-	return fmt.Sprintf("crdkit: %s checked (%d accepted, %d refused), %d not checked, %s, in %s (%v)",
-		plural(s.accepted+s.refused, "object"), s.accepted, s.refused, s.notChecked, plural(s.errors, "error"), plural(s.files, "file"), took)
+	kinds := ""
+	if s.kinds {
+		kinds = fmt.Sprintf(", %d skipped, %d rejected", s.skipped, s.rejected)
+	}
+	return fmt.Sprintf("crdkit: %s checked (%d accepted, %d refused), %d not checked%s, %s, in %s (%v)",
+		plural(s.accepted+s.refused, "object"), s.accepted, s.refused, s.notChecked, kinds, plural(s.errors, "error"), plural(s.files, "file"), took)
 }
 
 func plural(n int, noun string) string {
