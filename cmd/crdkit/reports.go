@@ -188,7 +188,7 @@ func (j *junitReport) fail(err error) {
 func (j *junitReport) close() {
 	took := time.Since(j.start)
 	host, _ := os.Hostname()
-	all := junitSuites{Name: "crdkit validate", Time: seconds(took), Suites: j.suites}
+	all := junitSuites{Name: "crdkit", Time: seconds(took), Suites: j.suites}
 	for _, s := range j.suites {
 		s.Time, s.Timestamp, s.Hostname = "0", j.start.UTC().Format("2006-01-02T15:04:05"), host
 		all.Tests += s.Tests

@@ -607,3 +607,75 @@ func TestWorkflowEscapes(t *testing.T) {
 		}
 	}
 }
+
+// TestLintReports checks lint's CI reports against its JSON results: a
+// SARIF result per cause (valid SARIF 2.1.0), a JUnit failure, a TAP
+// "not ok", a GitHub ::error, all with the server's message.
+func TestLintReports(t *testing.T) {
+	const crd = "../../examples/invalid/non-structural.yaml"
+	_, js, _ := runCLI(t, "lint", "-o", "json", crd)
+	var doc struct {
+		Results []lintResult `json:"results"`
+	}
+	decodeJSON(t, js, &doc)
+	if len(doc.Results) != 1 || len(doc.Results[0].Causes) < 2 {
+		t.Fatalf("lint -o json = %s, want one refusal with causes", js)
+	}
+	r := doc.Results[0]
+	outs := map[string]string{}
+	for _, f := range reportFormats {
+		code, out, errs := runCLI(t, "lint", "-o", f, crd)
+		if code != 1 {
+			t.Errorf("lint -o %s = %d, want 1\n%s", f, code, errs)
+		}
+		outs[f] = out
+	}
+	var junit struct {
+		Suites []struct {
+			Cases []struct {
+				Line    int `xml:"line,attr"`
+				Failure struct {
+					Message string `xml:"message,attr"`
+					Type    string `xml:"type,attr"`
+				} `xml:"failure"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal([]byte(outs["junit"]), &junit); err != nil || len(junit.Suites) != 1 || len(junit.Suites[0].Cases) != 1 ||
+		junit.Suites[0].Cases[0].Failure.Message != r.Message || junit.Suites[0].Cases[0].Failure.Type != "422 Invalid" || junit.Suites[0].Cases[0].Line != 1 {
+		t.Errorf("lint -o junit = %v\n%s", err, outs["junit"])
+	}
+	if !strings.Contains(outs["tap"], "not ok 1 - ") || !strings.Contains(outs["tap"], "CustomResourceDefinition widgets.example.com: refused (422 Invalid)") {
+		t.Errorf("lint -o tap:\n%s", outs["tap"])
+	}
+	c, ok := parseWorkflowCommand(strings.TrimSpace(outs["github"]))
+	if !ok || c.Command != "error" || !strings.HasPrefix(c.Message, r.Message+"\n") || c.Props["line"] != "1" {
+		t.Errorf("lint -o github = %+v\n%s", c, outs["github"])
+	}
+	var sarif struct {
+		Runs []struct {
+			Results []struct {
+				RuleID  string `json:"ruleId"`
+				Message struct {
+					Text string `json:"text"`
+				} `json:"message"`
+			} `json:"results"`
+		} `json:"runs"`
+	}
+	decodeJSON(t, outs["sarif"], &sarif)
+	if len(sarif.Runs) != 1 || len(sarif.Runs[0].Results) != len(r.Causes) {
+		t.Fatalf("lint -o sarif: %d runs, want 1 with %d results\n%s", len(sarif.Runs), len(r.Causes), outs["sarif"])
+	}
+	for i, c := range r.Causes {
+		if g := sarif.Runs[0].Results[i]; g.RuleID != c.Reason || g.Message.Text != c.Field+": "+c.Message {
+			t.Errorf("lint -o sarif result %d = %s %q, want %s %q", i, g.RuleID, g.Message.Text, c.Reason, c.Field+": "+c.Message)
+		}
+	}
+	inst, err := jsonschema.UnmarshalJSON(strings.NewReader(outs["sarif"]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sarifSchema(t).Validate(inst); err != nil {
+		t.Errorf("lint -o sarif: not valid SARIF 2.1.0: %v", err)
+	}
+}
