@@ -90,6 +90,9 @@ func gitIn(t *testing.T, dir string, args ...string) string {
 // lets it through once the object is gone. pre-commit builds crdkit from
 // this repository's HEAD (a hook repository is read at a commit).
 func TestPreCommitHook(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: pre-commit builds crdkit")
+	}
 	preCommit, err := exec.LookPath("pre-commit")
 	if err != nil {
 		t.Skip("pre-commit not on PATH (Debian: apt-get install pre-commit): the hook is not run")
