@@ -193,7 +193,7 @@ func TestAction(t *testing.T) {
 		want   []string
 	}{
 		{"annotations", map[string]string{"crds": "crds/", "paths": "good.yaml\nbad.yaml"}, "1",
-			[]string{"::error file=bad.yaml,line=1,title=crdkit%3A CronTab bad refused (422 Invalid)::CronTab.stable.example.com \"bad\" is invalid: spec.replicas: Invalid value: 50: spec.replicas in body should be less than or equal to 10", "good.yaml#0 CronTab default/good: accepted"}},
+			[]string{"::error file=bad.yaml,line=5,title=crdkit%3A CronTab bad refused (422 Invalid)::spec.replicas: Invalid value: 50: spec.replicas in body should be less than or equal to 10\n", "good.yaml#0 CronTab default/good: accepted"}},
 		{"sarif file", map[string]string{"paths": "crds/\ngood.yaml", "format": "sarif", "output-file": "crdkit.sarif", "args": "--field-validation Warn\n--skip Secret"}, "0",
 			[]string{`"version": "2.1.0"`}},
 		{"lint", map[string]string{"command": "lint", "paths": "crds/", "format": "tap"}, "0",

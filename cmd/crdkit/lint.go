@@ -42,7 +42,7 @@ type lintResult struct {
 func (r lintResult) object() objectResult {
 	return objectResult{File: r.File, Index: r.Index, Path: r.Path, Line: r.line, APIVersion: "apiextensions.k8s.io/v1",
 		Kind: "CustomResourceDefinition", Name: r.Name, Checked: true, Allowed: r.Allowed, Code: r.Code, Reason: string(r.Reason),
-		Message: r.Message, Causes: r.Causes, Warnings: r.Warnings}
+		Message: r.Message, Causes: r.Causes, Warnings: r.Warnings, noFieldLines: true}
 }
 
 type cause struct {

@@ -53,6 +53,19 @@ func errorPlace(err error) (file string, line int) {
 	return "", 0
 }
 
+// causeLine is the line of a cause's field in the result's file, or the
+// document's first line.
+func (r *objectResult) causeLine(f *fieldLines, c cause) int {
+	if r.noFieldLines || c.Field == "" {
+		return r.Line
+	}
+	path := c.Field
+	if r.Path != "" {
+		path = r.Path + "." + c.Field
+	}
+	return f.line(r.File, r.Line, path)
+}
+
 // title names the result's object as the text output does:
 // FILE#INDEX[.PATH] Kind [namespace/]name.
 func (r *objectResult) title() string {
@@ -218,8 +231,9 @@ func seconds(d time.Duration) string {
 // the server's answer in a YAML diagnostic block, "# SKIP" for a document
 // no CRD serves; the plan comes last.
 type tapReport struct {
-	w io.Writer
-	n int
+	w     io.Writer
+	n     int
+	lines fieldLines
 }
 
 func (t *tapReport) line(ok bool, desc, directive string) {
@@ -265,6 +279,7 @@ func (t *tapReport) result(r objectResult) {
 				y.item(3, "field", c.Field)
 				y.str(4, "reason", c.Reason)
 				y.str(4, "message", c.Message)
+				y.int(4, "line", r.causeLine(&t.lines, c))
 			}
 		}
 		if r.note != "" {
@@ -385,6 +400,7 @@ type sarifReport struct {
 	w       io.Writer
 	results []sarifResult
 	failed  bool
+	lines   fieldLines
 }
 
 // The SARIF shape: only what crdkit fills.
@@ -532,7 +548,7 @@ func (s *sarifReport) result(r objectResult) {
 			if _, ok := sarifRules[rule]; !ok {
 				rule = "Invalid"
 			}
-			s.add(rule, text, r.File, r.Line, p)
+			s.add(rule, text, r.File, r.causeLine(&s.lines, c), p)
 		}
 		return
 	}
@@ -597,10 +613,14 @@ func moduleVersion() string {
 }
 
 // githubReport writes GitHub Actions workflow commands: an ::error
-// annotation per refused object and per error, a ::warning per warning, at
-// the document's file and line; accepted and not-checked objects are plain
-// log lines, as the text output prints them.
-type githubReport struct{ w io.Writer }
+// annotation per cause of a 422 at its field's line, per other refusal and
+// per error at the document's first line, a ::warning per warning;
+// accepted and not-checked objects are plain log lines, as the text output
+// prints them.
+type githubReport struct {
+	w     io.Writer
+	lines fieldLines
+}
 
 // annotate writes the workflow command cmd (error, warning) for a file and
 // line, with a title and a message.
@@ -632,6 +652,15 @@ func (g *githubReport) result(r objectResult) {
 		fmt.Fprintln(g.w, oneLine(r.title()+": accepted"))
 	case r.Rejected:
 		g.annotate("error", r.File, r.Line, "crdkit: "+name+" rejected (--reject)", r.Message)
+	case r.Code == 422 && len(r.Causes) > 0 && !r.noFieldLines:
+		// A 422's causes each at its field's line, in the server's words.
+		for _, c := range r.Causes {
+			msg := c.Message
+			if c.Field != "" {
+				msg = c.Field + ": " + c.Message
+			}
+			g.annotate("error", r.File, r.causeLine(&g.lines, c), fmt.Sprintf("crdkit: %s refused (%d %s)", name, r.Code, r.Reason), msg)
+		}
 	default:
 		g.annotate("error", r.File, r.Line, fmt.Sprintf("crdkit: %s refused (%d %s)", name, r.Code, r.Reason), r.detail())
 	}

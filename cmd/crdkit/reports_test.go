@@ -451,8 +451,10 @@ func TestReportSARIF(t *testing.T) {
 		switch {
 		case r.Allowed || r.NotChecked:
 		case r.Code == 422:
+			// Each cause at its field's line in reportObjects.
+			at := map[string]int{"spec.cronSpec": 11, "spec.replicas": 12}
 			for _, c := range r.Causes {
-				wants = append(wants, want{c.Reason, "error", c.Field + ": " + c.Message, r.File, r.Line})
+				wants = append(wants, want{c.Reason, "error", c.Field + ": " + c.Message, r.File, at[c.Field]})
 			}
 		default:
 			wants = append(wants, want{r.Reason, "error", r.Message, r.File, r.Line})
@@ -572,16 +574,25 @@ func TestReportGitHub(t *testing.T) {
 		for _, w := range r.Warnings {
 			wants = append(wants, want{"warning", r.File, fmt.Sprint(r.Line), "crdkit: " + name + ": warning", w})
 		}
-		if !r.Allowed && !r.NotChecked {
+		title := fmt.Sprintf("crdkit: %s refused (%d %s)", name, r.Code, r.Reason)
+		switch {
+		case r.Allowed || r.NotChecked:
+		case r.Code == 422:
+			// Each cause at its field's line in reportObjects.
+			at := map[string]string{"spec.cronSpec": "11", "spec.replicas": "12"}
+			for _, c := range r.Causes {
+				wants = append(wants, want{"error", r.File, at[c.Field], title, c.Field + ": " + c.Message})
+			}
+		default:
 			msg := r.Message
 			for _, c := range r.Causes {
 				msg += "\n" + c.Field + ": " + c.Message
 			}
-			wants = append(wants, want{"error", r.File, fmt.Sprint(r.Line), fmt.Sprintf("crdkit: %s refused (%d %s)", name, r.Code, r.Reason), msg})
+			wants = append(wants, want{"error", r.File, fmt.Sprint(r.Line), title, msg})
 		}
 	}
-	if len(cmds) != len(wants) || len(wants) != 4 {
-		t.Fatalf("%d workflow commands, want %d (and 4):\n%s", len(cmds), len(wants), out)
+	if len(cmds) != len(wants) || len(wants) != 5 {
+		t.Fatalf("%d workflow commands, want %d (and 5):\n%s", len(cmds), len(wants), out)
 	}
 	for i, w := range wants {
 		c := cmds[i]
@@ -591,7 +602,7 @@ func TestReportGitHub(t *testing.T) {
 	}
 	// The 400's message has %, ",", ":" and CR LF in it (an unknown field's
 	// name): it comes back whole.
-	if m := cmds[3].Message; !strings.Contains(m, `unknown field "spec.a%b,c:d"`) || !strings.Contains(m, "\"spec.e\r\nf\"") {
+	if m := cmds[4].Message; !strings.Contains(m, `unknown field "spec.a%b,c:d"`) || !strings.Contains(m, "\"spec.e\r\nf\"") {
 		t.Errorf("400 message = %q, want the field names back, escapes undone", m)
 	}
 	if !t.Failed() {

@@ -57,6 +57,9 @@ type objectResult struct {
 	Rejected bool `json:"rejected,omitempty"`
 
 	note string // a line of explanation for the text output, not the server's
+	// noFieldLines: the causes' fields do not name the document's paths
+	// (lint's, which name the schema spec.validation.openAPIV3Schema).
+	noFieldLines bool
 }
 
 // notCheckedResult is how a document no CRD serves is written: no allowed,

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestFieldLines(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "f.yaml")
+	text := `apiVersion: v1
+kind: List
+items:
+- apiVersion: stable.example.com/v1
+  kind: CronTab
+  metadata: {name: a, labels: {app.kubernetes.io/name: x}}
+  spec:
+    ports:
+    - name: http
+    - name: grpc
+      port: 9
+    base: &base
+      size: 3
+    copy: *base
+---
+{"apiVersion": "v1",
+ "kind": "Thing",
+ "spec": {"replicas": 5,
+   "replicas": 6}}
+---
+# a comment first
+kind: Other
+spec:
+  - 1
+`
+	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var f fieldLines
+	for _, tc := range []struct {
+		doc  int
+		path string
+		want int
+	}{
+		{1, "", 1},
+		{1, "items[0].spec", 7},
+		{1, "items[0].spec.ports[1].port", 11},
+		{1, "items[0].spec.ports[1]", 10},
+		{1, "items[0].spec.ports[5].name", 8}, // no such item: its list
+		{1, "items[0].metadata.labels[app.kubernetes.io/name]", 6},
+		{1, "items[0].spec.missing", 7},         // a required field that is missing: its parent
+		{1, "items[0].spec.copy.size", 13},      // through an alias
+		{1, "items[0].metadata.name.deeper", 6}, // past a scalar
+		{16, "spec.replicas", 19},               // JSON; a key given twice: the last, which is kept
+		{16, "kind", 17},
+		{21, "spec[0]", 24},
+		{21, "spec.x", 23},
+	} {
+		if got := f.line(file, tc.doc, tc.path); got != tc.want {
+			t.Errorf("line(#%d, %s) = %d, want %d", tc.doc, tc.path, got, tc.want)
+		}
+	}
+	if got := f.line("-", 3, "spec.x"); got != 3 {
+		t.Errorf("line(stdin) = %d, want the document's line 3", got)
+	}
+	if got := f.line(filepath.Join(dir, "gone.yaml"), 4, "spec.x"); got != 4 {
+		t.Errorf("line(missing file) = %d, want the document's line 4", got)
+	}
+	broken := filepath.Join(dir, "broken.yaml")
+	os.WriteFile(broken, []byte("a: [\n"), 0o644)
+	if got := f.line(broken, 1, "a"); got != 1 {
+		t.Errorf("line(broken YAML) = %d, want the document's line 1", got)
+	}
+}
