@@ -1,7 +1,9 @@
 package main
 
 import (
+	"fmt"
 	"os"
+	"strings"
 	"path/filepath"
 	"testing"
 )
@@ -72,4 +74,33 @@ spec:
 	if got := f.line(broken, 1, "a"); got != 1 {
 		t.Errorf("line(broken YAML) = %d, want the document's line 1", got)
 	}
+}
+
+// FuzzFieldLines: any document and any field path give a line of the
+// document (or the document's own), never a panic.
+func FuzzFieldLines(f *testing.F) {
+	f.Add("a:\n  b: [1, {c: 2}]\n", "a.b[1].c")
+	f.Add("x: &a {y: 1}\nz: *a\n", "z.y")
+	f.Add("{\"a\": {\"b\": 1}}", "a[b]")
+	f.Add("- 1\n---\nk: v\n", "[0].k[")
+	f.Add("a: !!binary aGk=\n", "a..b]]")
+	dir := f.TempDir()
+	n := 0
+	f.Fuzz(func(t *testing.T, text, path string) {
+		if len(text) > 1<<16 {
+			return
+		}
+		n++
+		file := filepath.Join(dir, fmt.Sprintf("f%d.yaml", n%4))
+		if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var fl fieldLines
+		lines := strings.Count(text, "\n") + 1
+		for _, doc := range []int{1, 2} {
+			if got := fl.line(file, doc, path); got < doc || got > lines+1 {
+				t.Errorf("line(%q, #%d, %q) = %d, outside the file's %d lines", text, doc, path, got, lines)
+			}
+		}
+	})
 }
