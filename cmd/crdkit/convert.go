@@ -92,7 +92,11 @@ func convertCmd(args []string, stdout, stderr io.Writer) int {
 		}
 		if under == nil {
 			slices.Sort(names)
-			fmt.Fprintf(stderr, "crdkit: --resource %s: no CRD of that name among --crds (they define: %s)\n", *resource, strings.Join(names, ", "))
+			defined := "none is a CRD"
+			if len(names) > 0 {
+				defined = "they define: " + strings.Join(names, ", ")
+			}
+			fmt.Fprintf(stderr, "crdkit: --resource %s: no CRD of that name among --crds (%s)\n", *resource, defined)
 			return 2
 		}
 	}
