@@ -311,7 +311,8 @@ func (t *tapReport) fail(err error) {
 
 func (t *tapReport) close() {
 	if t.n == 0 {
-		io.WriteString(t.w, "TAP version 13\n")
+		io.WriteString(t.w, "TAP version 13\n1..0 # SKIP no object documents\n")
+		return
 	}
 	fmt.Fprintf(t.w, "1..%d\n", t.n)
 }
