@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"os"
+	"regexp"
 	"strconv"
 
 	"go.yaml.in/yaml/v3"
@@ -122,4 +123,35 @@ func pathLine(node *yaml.Node, path string) int {
 		node = next
 	}
 	return line
+}
+
+// yamlKeyWarning is the YAML reader's duplicate-key warning, whose line
+// counts from the document's first; strictField is the first field a
+// strict decoding message or warning names (the decoder quotes duplicate
+// fields with Go's escapes; the pruning writes unknown fields as they are).
+var (
+	yamlKeyWarning = regexp.MustCompile(`^line (\d+): key ".*" already set in map`)
+	strictField    = regexp.MustCompile(`(unknown|duplicate) field "((?:[^"\\]|\\.)*)"`)
+)
+
+// messageLine places a message about the result's document (a warning, a
+// 400's message): at the line a duplicate-key warning names, at the first
+// unknown or duplicate field it names, else at the document's first line.
+func (r *objectResult) messageLine(f *fieldLines, msg string) int {
+	if m := yamlKeyWarning.FindStringSubmatch(msg); m != nil {
+		if n, err := strconv.Atoi(m[1]); err == nil && n > 0 && r.Line > 0 {
+			return r.Line - 1 + n
+		}
+	}
+	m := strictField.FindStringSubmatch(msg)
+	if m == nil || r.noFieldLines {
+		return r.Line
+	}
+	field := m[2]
+	if m[1] == "duplicate" {
+		if u, err := strconv.Unquote(`"` + field + `"`); err == nil {
+			field = u
+		}
+	}
+	return r.causeLine(f, cause{Field: field})
 }

@@ -69,6 +69,22 @@ spec:
 	if got := f.line(filepath.Join(dir, "gone.yaml"), 4, "spec.x"); got != 4 {
 		t.Errorf("line(missing file) = %d, want the document's line 4", got)
 	}
+	for _, tc := range []struct {
+		doc  int
+		msg  string
+		want int
+	}{
+		{16, `line 3: key "replicas" already set in map`, 18},
+		{16, `Thing in version "v1" cannot be handled as a Thing: strict decoding error: unknown field "spec.replicas", duplicate field "kind"`, 19},
+		{16, `strict decoding error: duplicate field "kind"`, 17},
+		{16, `strict decoding error: duplicate field "spec.\"odd\""`, 18}, // spec's line: no such field
+		{16, "something else", 16},
+	} {
+		r := objectResult{File: file, Line: tc.doc}
+		if got := r.messageLine(&f, tc.msg); got != tc.want {
+			t.Errorf("messageLine(#%d, %q) = %d, want %d", tc.doc, tc.msg, got, tc.want)
+		}
+	}
 	broken := filepath.Join(dir, "broken.yaml")
 	os.WriteFile(broken, []byte("a: [\n"), 0o644)
 	if got := f.line(broken, 1, "a"); got != 1 {

@@ -528,7 +528,7 @@ func (s *sarifReport) result(r objectResult) {
 		return map[string]any{"object": r.title(), "apiVersion": r.APIVersion, "kind": r.Kind, "name": r.Name}
 	}
 	for _, w := range r.Warnings {
-		s.add("Warning", w, r.File, r.Line, props())
+		s.add("Warning", w, r.File, r.messageLine(&s.lines, w), props())
 	}
 	if r.Allowed {
 		return
@@ -565,7 +565,7 @@ func (s *sarifReport) result(r objectResult) {
 			rule = "Invalid"
 		}
 	}
-	s.add(rule, r.detail(), r.File, r.Line, p)
+	s.add(rule, r.detail(), r.File, r.messageLine(&s.lines, r.Message), p)
 }
 
 func (s *sarifReport) fail(err error) {
@@ -643,7 +643,7 @@ func (g *githubReport) result(r objectResult) {
 		name = r.Kind + " " + r.Namespace + "/" + r.Name
 	}
 	for _, w := range r.Warnings {
-		g.annotate("warning", r.File, r.Line, "crdkit: "+name+": warning", w)
+		g.annotate("warning", r.File, r.messageLine(&g.lines, w), "crdkit: "+name+": warning", w)
 	}
 	switch {
 	case r.NotChecked:
@@ -663,7 +663,7 @@ func (g *githubReport) result(r objectResult) {
 			g.annotate("error", r.File, r.causeLine(&g.lines, c), fmt.Sprintf("crdkit: %s refused (%d %s)", name, r.Code, r.Reason), msg)
 		}
 	default:
-		g.annotate("error", r.File, r.Line, fmt.Sprintf("crdkit: %s refused (%d %s)", name, r.Code, r.Reason), r.detail())
+		g.annotate("error", r.File, r.messageLine(&g.lines, r.Message), fmt.Sprintf("crdkit: %s refused (%d %s)", name, r.Code, r.Reason), r.detail())
 	}
 }
 
