@@ -260,4 +260,3 @@ func validateMeta(om *metav1.ObjectMeta, k *kind) field.ErrorList {
 	}
 	return errs
 }
-

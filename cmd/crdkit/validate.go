@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/crdkit/crdkit"
+	"github.com/crdkit/crdkit/builtin"
 	"github.com/crdkit/crdkit/internal/docs"
 )
 
@@ -37,7 +38,10 @@ type objectResult struct {
 	Name       string `json:"name"`
 	// Checked is false only for a document no CRD serves, which is written
 	// as a notCheckedResult.
-	Checked  bool           `json:"checked"`
+	Checked bool `json:"checked"`
+	// Checks is "decode" for a document of a built-in kind: only the
+	// server's decoding and metadata checks were made (see builtin.Check).
+	Checks   string         `json:"checks,omitempty"`
 	Allowed  bool           `json:"allowed"`
 	Code     int32          `json:"code"`
 	Reason   string         `json:"reason,omitempty"`
@@ -100,8 +104,19 @@ Namespaced objects without a namespace get -n's, else "default". CRDs are
 taken from --crds (compiled only when an object needs them) and from the
 inputs (all compiled: one the server would refuse fails the run). An object
 whose group and kind a CRD defines, at a version it does not serve, is
-refused with the server's 404. Documents no CRD serves (Deployments,
-ConfigMaps...) are reported as not checked.
+refused with the server's 404.
+
+Documents of Kubernetes' own kinds (apps/v1 Deployment, StatefulSet,
+DaemonSet, ReplicaSet; v1 Service, ConfigMap, Secret, Pod, ServiceAccount,
+Namespace, PersistentVolumeClaim; batch/v1 Job, CronJob; networking.k8s.io/v1
+Ingress, NetworkPolicy; rbac.authorization.k8s.io/v1 Role, ClusterRole,
+RoleBinding, ClusterRoleBinding; policy/v1 PodDisruptionBudget;
+autoscaling/v2 HorizontalPodAutoscaler) get decode-level checks ("checks":
+"decode" in -o json): the server's decoder (unknown, duplicate and mistyped
+fields, in its words) and metadata checks (name by the kind's rule, labels,
+annotations, namespace...), always as creates. The server's own validation
+of the kind (a Deployment's selector against its template...) is not run.
+Documents of other kinds no CRD serves are reported as not checked.
 
 With --old, a document whose live counterpart is in LIVE (objects as kubectl
 get -o json|yaml prints them, Lists too; same API group, kind and name, and
@@ -177,7 +192,7 @@ func validate(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "crdkit: %v\n", err)
 		return 2
 	}
-	opts := validateOptions{create: crdkit.CreateOptions{FieldValidation: mode, Namespace: *ns, ManagedFields: crdkit.ManagedFields{Omit: true}}, live: live, status: *subresource == "status"}
+	opts := validateOptions{builtins: sync.OnceValue(builtin.New), create: crdkit.CreateOptions{FieldValidation: mode, Namespace: *ns, ManagedFields: crdkit.ManagedFields{Omit: true}}, live: live, status: *subresource == "status"}
 	w := newResultWriter(stdout, *out)
 	progress := newProgress(stderr)
 	var sum summary
@@ -378,6 +393,40 @@ type validateOptions struct {
 	create crdkit.CreateOptions
 	live   liveSet // --old
 	status bool    // --subresource status
+	// builtins checks documents of Kubernetes' own kinds (built on first
+	// use); nil: they are not checked.
+	builtins func() *builtin.Checker
+}
+
+// validateBuiltin answers for a document of a built-in kind what the
+// server's decoder and metadata checks answer (see builtin.Check); the
+// kind's own validation is not run, and the result says so.
+func validateBuiltin(c *builtin.Checker, d docs.Doc, r objectResult, opts crdkit.CreateOptions) objectResult {
+	r.Checks = builtin.Checks
+	res := c.Check(d.JSON, r.APIVersion, r.Kind, builtin.Options{FieldValidation: string(opts.FieldValidation), Namespace: opts.Namespace})
+	st := res.Status()
+	r.Warnings = res.Warnings
+	if len(d.Warnings) > 0 && opts.FieldValidation != crdkit.Ignore && !(st != nil && st.Code == http.StatusBadRequest && strings.Contains(st.Message, " cannot be handled as a ")) {
+		r.Warnings = append(append([]string{}, d.Warnings...), res.Warnings...)
+	}
+	if st != nil {
+		r.Code, r.Reason, r.Message = st.Code, string(st.Reason), st.Message
+		if st.Details != nil {
+			for _, c := range st.Details.Causes {
+				r.Causes = append(r.Causes, cause{Field: c.Field, Reason: string(c.Type), Message: c.Message})
+			}
+		}
+		r.note = builtinNote(r.Kind)
+		return r
+	}
+	r.Allowed, r.Namespace, r.Name = true, res.Namespace, res.Name
+	r.Message = builtinNote(r.Kind)
+	return r
+}
+
+// builtinNote says what a built-in kind's result covers.
+func builtinNote(kind string) string {
+	return fmt.Sprintf("decode-level checks only: the server's decoding (unknown, duplicate and mistyped fields) and metadata checks; its own validation of the %s is not run", kind)
 }
 
 // validateDoc answers for one object document what a dry-run create with
@@ -396,6 +445,11 @@ func validateDoc(reg *registry, d docs.Doc, vopts validateOptions) (objectResult
 	_ = json.Unmarshal(d.JSON, &tm)
 	r.APIVersion, r.Kind, r.Name, r.Namespace = tm.APIVersion, tm.Kind, tm.Metadata.Name, tm.Metadata.Namespace
 	v, err := reg.version(tm.APIVersion, tm.Kind)
+	if errors.Is(err, errNoCRD) && vopts.builtins != nil {
+		if c := vopts.builtins(); c.Serves(tm.APIVersion, tm.Kind) {
+			return validateBuiltin(c, d, r, opts), nil
+		}
+	}
 	if errors.Is(err, errNoCRD) {
 		r.Warnings = d.Warnings
 		where := ""
