@@ -44,3 +44,26 @@ func TestCheck(t *testing.T) {
 		})
 	}
 }
+
+// A Checker is shared by the CLI's workers.
+func TestCheckConcurrent(t *testing.T) {
+	c := New()
+	done := make(chan string)
+	for i := range 4 {
+		go func() {
+			var last string
+			for range 50 {
+				res := c.Check(benchDeployment, "apps/v1", "Deployment", Options{FieldValidation: []string{"Strict", "Warn"}[i%2]})
+				if res.Err != nil {
+					last = res.Err.Error()
+				}
+			}
+			done <- last
+		}()
+	}
+	for range 4 {
+		if got := <-done; got != "" {
+			t.Errorf("Check(concurrent) = %s, want accepted", got)
+		}
+	}
+}
