@@ -6,13 +6,20 @@ import (
 	"math/rand/v2"
 	"strings"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	batchv1 "k8s.io/api/batch/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	nodev1 "k8s.io/api/node/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -43,7 +50,9 @@ type Checker struct {
 func New() *Checker {
 	scheme := runtime.NewScheme()
 	for _, add := range []func(*runtime.Scheme) error{corev1.AddToScheme, appsv1.AddToScheme, batchv1.AddToScheme,
-		networkingv1.AddToScheme, rbacv1.AddToScheme, policyv1.AddToScheme, autoscalingv2.AddToScheme} {
+		networkingv1.AddToScheme, rbacv1.AddToScheme, policyv1.AddToScheme, autoscalingv2.AddToScheme,
+		autoscalingv1.AddToScheme, storagev1.AddToScheme, schedulingv1.AddToScheme, nodev1.AddToScheme,
+		coordinationv1.AddToScheme, discoveryv1.AddToScheme, admissionregistrationv1.AddToScheme} {
 		if err := add(scheme); err != nil {
 			panic(err) // the k8s.io/api registrations do not fail
 		}

@@ -1,13 +1,20 @@
 package builtin
 
 import (
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	batchv1 "k8s.io/api/batch/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	nodev1 "k8s.io/api/node/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/api/validation/path"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -97,5 +104,24 @@ func kinds() []kind {
 		// only the server's generic check does, after the kind's.
 		{gvk: policyv1.SchemeGroupVersion.WithKind("PodDisruptionBudget"), newObject: func() runtime.Object { return &policyv1.PodDisruptionBudget{} }, namespaced: true, name: PathSegment},
 		{gvk: autoscalingv2.SchemeGroupVersion.WithKind("HorizontalPodAutoscaler"), newObject: func() runtime.Object { return &autoscalingv2.HorizontalPodAutoscaler{} }, namespaced: true, name: DNSSubdomain, kubeFinalizers: true},
+
+		// Other kinds found in manifests.
+		apps("ControllerRevision", DNSSubdomain, func() runtime.Object { return &appsv1.ControllerRevision{} }),
+		core("PersistentVolume", false, DNSSubdomain, func() runtime.Object { return &corev1.PersistentVolume{} }),
+		core("LimitRange", true, DNSSubdomain, func() runtime.Object { return &corev1.LimitRange{} }),
+		core("ResourceQuota", true, DNSSubdomain, func() runtime.Object { return &corev1.ResourceQuota{} }),
+		core("ReplicationController", true, DNSSubdomain, func() runtime.Object { return &corev1.ReplicationController{} }),
+		core("PodTemplate", true, DNSSubdomain, func() runtime.Object { return &corev1.PodTemplate{} }),
+		{gvk: autoscalingv1.SchemeGroupVersion.WithKind("HorizontalPodAutoscaler"), newObject: func() runtime.Object { return &autoscalingv1.HorizontalPodAutoscaler{} }, namespaced: true, name: DNSSubdomain, kubeFinalizers: true},
+		{gvk: storagev1.SchemeGroupVersion.WithKind("StorageClass"), newObject: func() runtime.Object { return &storagev1.StorageClass{} }, name: DNSSubdomain, kubeFinalizers: true},
+		{gvk: schedulingv1.SchemeGroupVersion.WithKind("PriorityClass"), newObject: func() runtime.Object { return &schedulingv1.PriorityClass{} }, name: DNSSubdomain, kubeFinalizers: true},
+		{gvk: networkingv1.SchemeGroupVersion.WithKind("IngressClass"), newObject: func() runtime.Object { return &networkingv1.IngressClass{} }, name: DNSSubdomain, kubeFinalizers: true},
+		{gvk: nodev1.SchemeGroupVersion.WithKind("RuntimeClass"), newObject: func() runtime.Object { return &nodev1.RuntimeClass{} }, name: DNSSubdomain, kubeFinalizers: true},
+		{gvk: coordinationv1.SchemeGroupVersion.WithKind("Lease"), newObject: func() runtime.Object { return &coordinationv1.Lease{} }, namespaced: true, name: DNSSubdomain, kubeFinalizers: true},
+		{gvk: discoveryv1.SchemeGroupVersion.WithKind("EndpointSlice"), newObject: func() runtime.Object { return &discoveryv1.EndpointSlice{} }, namespaced: true, name: DNSSubdomain, kubeFinalizers: true},
+		// The admission registration kinds validate metadata with
+		// apimachinery's check alone.
+		{gvk: admissionregistrationv1.SchemeGroupVersion.WithKind("ValidatingWebhookConfiguration"), newObject: func() runtime.Object { return &admissionregistrationv1.ValidatingWebhookConfiguration{} }, name: DNSSubdomain},
+		{gvk: admissionregistrationv1.SchemeGroupVersion.WithKind("MutatingWebhookConfiguration"), newObject: func() runtime.Object { return &admissionregistrationv1.MutatingWebhookConfiguration{} }, name: DNSSubdomain},
 	}
 }

@@ -2,8 +2,11 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
+
+	"github.com/crdkit/crdkit/builtin"
 )
 
 // Documents of built-in kinds get decode-level results: checked, with
@@ -85,4 +88,21 @@ metadata: {name: w}
 func jsonNum(f float64) string {
 	b, _ := json.Marshal(f)
 	return string(b)
+}
+
+// The help and the README name every built-in kind checked.
+func TestBuiltinKindsDocumented(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	flat := strings.Join(strings.Fields(validateHelp), " ")
+	for _, gvk := range builtin.New().Kinds() {
+		apiVersion, kind := gvk.ToAPIVersionAndKind()
+		for _, doc := range []struct{ name, text string }{{"validate --help", flat}, {"README", string(readme)}} {
+			if !strings.Contains(doc.text, kind) || !strings.Contains(doc.text, strings.TrimSuffix(apiVersion, "/v1")) {
+				t.Errorf("%s does not name %s %s", doc.name, apiVersion, kind)
+			}
+		}
+	}
 }

@@ -107,11 +107,17 @@ whose group and kind a CRD defines, at a version it does not serve, is
 refused with the server's 404.
 
 Documents of Kubernetes' own kinds (apps/v1 Deployment, StatefulSet,
-DaemonSet, ReplicaSet; v1 Service, ConfigMap, Secret, Pod, ServiceAccount,
-Namespace, PersistentVolumeClaim; batch/v1 Job, CronJob; networking.k8s.io/v1
-Ingress, NetworkPolicy; rbac.authorization.k8s.io/v1 Role, ClusterRole,
-RoleBinding, ClusterRoleBinding; policy/v1 PodDisruptionBudget;
-autoscaling/v2 HorizontalPodAutoscaler) get decode-level checks ("checks":
+DaemonSet, ReplicaSet, ControllerRevision; v1 Service, ConfigMap, Secret,
+Pod, ServiceAccount, Namespace, PersistentVolumeClaim, PersistentVolume,
+LimitRange, ResourceQuota, ReplicationController, PodTemplate; batch/v1 Job,
+CronJob; networking.k8s.io/v1 Ingress, IngressClass, NetworkPolicy;
+rbac.authorization.k8s.io/v1 Role, ClusterRole, RoleBinding,
+ClusterRoleBinding; policy/v1 PodDisruptionBudget; autoscaling/v2 and v1
+HorizontalPodAutoscaler; storage.k8s.io/v1 StorageClass;
+scheduling.k8s.io/v1 PriorityClass; node.k8s.io/v1 RuntimeClass;
+coordination.k8s.io/v1 Lease; discovery.k8s.io/v1 EndpointSlice;
+admissionregistration.k8s.io/v1 ValidatingWebhookConfiguration,
+MutatingWebhookConfiguration) get decode-level checks ("checks":
 "decode" in -o json): the server's decoder (unknown, duplicate and mistyped
 fields, in its words) and metadata checks (name by the kind's rule, labels,
 annotations, namespace...), always as creates. The server's own validation

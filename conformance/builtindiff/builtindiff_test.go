@@ -71,6 +71,21 @@ var (
 		"rbac.authorization.k8s.io/v1/ClusterRoleBinding": {"clusterrolebindings", false, path.ValidatePathSegmentName, true, 0},
 		"policy/v1/PodDisruptionBudget":                   {"poddisruptionbudgets", true, nil, false, 0},
 		"autoscaling/v2/HorizontalPodAutoscaler":          {"horizontalpodautoscalers", true, subdomain, true, 0},
+		"apps/v1/ControllerRevision":                      {"controllerrevisions", true, subdomain, true, 0},
+		"v1/PersistentVolume":                             {"persistentvolumes", false, subdomain, true, 0},
+		"v1/LimitRange":                                   {"limitranges", true, subdomain, true, 0},
+		"v1/ResourceQuota":                                {"resourcequotas", true, subdomain, true, 0},
+		"v1/ReplicationController":                        {"replicationcontrollers", true, subdomain, true, 0},
+		"v1/PodTemplate":                                  {"podtemplates", true, subdomain, true, 0},
+		"autoscaling/v1/HorizontalPodAutoscaler":          {"horizontalpodautoscalers", true, subdomain, true, 0},
+		"storage.k8s.io/v1/StorageClass":                  {"storageclasses", false, subdomain, true, 0},
+		"scheduling.k8s.io/v1/PriorityClass":              {"priorityclasses", false, subdomain, true, 0},
+		"networking.k8s.io/v1/IngressClass":               {"ingressclasses", false, subdomain, true, 0},
+		"node.k8s.io/v1/RuntimeClass":                     {"runtimeclasses", false, subdomain, true, 0},
+		"coordination.k8s.io/v1/Lease":                    {"leases", true, subdomain, true, 0},
+		"discovery.k8s.io/v1/EndpointSlice":               {"endpointslices", true, subdomain, true, 0},
+		"admissionregistration.k8s.io/v1/ValidatingWebhookConfiguration": {"validatingwebhookconfigurations", false, subdomain, false, 0},
+		"admissionregistration.k8s.io/v1/MutatingWebhookConfiguration":   {"mutatingwebhookconfigurations", false, subdomain, false, 0},
 	}
 )
 
