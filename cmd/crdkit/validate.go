@@ -145,7 +145,7 @@ refused, not checked, and how long it took. -q prints only the refusals.
 Exit status: 0 when every checked object is accepted, 1 when any is refused,
 2 on usage or load errors (unreadable files, YAML errors with file and line,
 a directory without YAML or JSON files, CRDs the server would refuse, and
-with --require-crd documents no CRD serves).
+with --require-crd documents no CRD serves, built-in kinds apart).
 
 Examples:
   crdkit validate examples/crontab/
@@ -164,7 +164,7 @@ func validate(args []string, stdout, stderr io.Writer) int {
 	fv := fs.String("field-validation", "Strict", "Strict, Warn or Ignore (the server's fieldValidation; Strict is kubectl apply's default)")
 	out := fs.String("o", "text", "output format: text, json or yaml")
 	ns := namespaceFlag(fs.FlagSet)
-	requireCRD := fs.Bool("require-crd", false, "fail (exit 2) on documents no CRD serves, instead of reporting them as not checked")
+	requireCRD := fs.Bool("require-crd", false, "fail (exit 2) on documents no CRD serves (built-in kinds apart, which get decode-level checks), instead of reporting them as not checked")
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "documents checked at once")
 	var old listFlag
 	fs.Var(&old, "old", "live objects (a file or directory, repeatable; objects as kubectl get -o json|yaml prints them, Lists too): a document with a live counterpart is checked as a dry-run update of it")
