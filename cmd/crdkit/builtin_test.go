@@ -106,3 +106,17 @@ func TestBuiltinKindsDocumented(t *testing.T) {
 		}
 	}
 }
+
+// --require-crd fails on documents no check serves, not on built-in kinds.
+func TestRequireCRDBuiltin(t *testing.T) {
+	cm := writeFile(t, "cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cfg}\n")
+	w := writeFile(t, "w.yaml", "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\n")
+	for _, tt := range []struct {
+		file string
+		want int
+	}{{cm, 0}, {w, 2}} {
+		if code, _, errs := runCLI(t, "validate", "--require-crd", tt.file); code != tt.want {
+			t.Errorf("validate --require-crd %s = %d, want %d\n%s", tt.file, code, tt.want, errs)
+		}
+	}
+}
