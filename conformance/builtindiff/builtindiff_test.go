@@ -34,6 +34,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/crdkit/crdkit/builtin"
+	"github.com/crdkit/crdkit/internal/docs"
 )
 
 // resource is what kube-apiserver serves a kind under, and the metadata
@@ -257,11 +258,14 @@ func crdkit(c *builtin.Checker, apiVersion, kind string, body []byte, mode, ns s
 	return a
 }
 
-// doc is one manifest of the corpus, as JSON.
+// doc is one manifest of the corpus: as kubectl sends it (YAML converted
+// with sigs.k8s.io/yaml, JSON as is), and as crdkit's CLI reads it
+// (internal/docs).
 type doc struct {
 	name             string
 	apiVersion, kind string
-	json             []byte
+	json             []byte // kubectl's
+	cli              []byte // crdkit validate's
 }
 
 func corpus(t *testing.T) []doc {
@@ -284,13 +288,18 @@ func corpus(t *testing.T) []doc {
 				parts = append(parts, js)
 			}
 		}
+		cli, err := docs.Read(f)
+		if err != nil || len(cli) != len(parts) {
+			t.Fatalf("docs.Read(%s) = %d documents, %v; want %d", f, len(cli), err, len(parts))
+		}
 		for i, js := range parts {
 			var tm struct {
 				APIVersion, Kind string
 				Metadata         struct{ Name, GenerateName string } `json:"metadata"`
 			}
 			_ = json.Unmarshal(js, &tm)
-			out = append(out, doc{name: fmt.Sprintf("%s#%d %s %s", filepath.Base(f), i, tm.Kind, tm.Metadata.Name+tm.Metadata.GenerateName), apiVersion: tm.APIVersion, kind: tm.Kind, json: js})
+			out = append(out, doc{name: fmt.Sprintf("%s#%d %s %s", filepath.Base(f), i, tm.Kind, tm.Metadata.Name+tm.Metadata.GenerateName),
+				apiVersion: tm.APIVersion, kind: tm.Kind, json: js, cli: cli[i].JSON})
 		}
 	}
 	return out
@@ -315,7 +324,7 @@ func TestBuiltinDecode(t *testing.T) {
 			for _, ns := range []string{"", "prod"} {
 				total++
 				want := srv.create(t, key, d.json, mode, ns)
-				got := crdkit(c, d.apiVersion, d.kind, d.json, mode, ns)
+				got := crdkit(c, d.apiVersion, d.kind, d.cli, mode, ns)
 				if generated(d, want, got) || reflect.DeepEqual(got, want) {
 					agree++
 					refused[want.Code]++
@@ -337,7 +346,10 @@ func TestBuiltinDecode(t *testing.T) {
 		t.Errorf("%d cases, want at least 300", total)
 	}
 	t.Logf("answers by code: %v", refused)
-	fmt.Printf("conformance: builtin-decode %d/%d (%d manifests x 3 field validations x 2 request namespaces, against the apiserver's create handler over the k8s.io/api scheme; %d whose causes follow map order compared sorted)\n", agree, total, len(docs), unordered)
+	if refused[http.StatusCreated] == 0 || refused[http.StatusBadRequest] == 0 || refused[http.StatusUnprocessableEntity] == 0 {
+		t.Errorf("answers by code = %v, want accepted, 400 and 422 answers each", refused)
+	}
+	fmt.Printf("conformance: builtin-decode %d/%d (%d manifests read as crdkit validate reads them x 3 field validations x 2 request namespaces, against the apiserver's create handler over the k8s.io/api scheme given kubectl's JSON; %d whose causes follow map order compared sorted)\n", agree, total, len(docs), unordered)
 }
 
 // generated reports whether two answers differ only in a name the server
