@@ -39,10 +39,7 @@ const Checks = "decode"
 // Checker checks documents of the kinds Kubernetes serves itself. It is
 // immutable and safe for concurrent use.
 type Checker struct {
-	codecs serializer.CodecFactory
-	strict runtime.Serializer // the JSON serializer with strict decoding
-	lax    runtime.Serializer
-	kinds  map[schema.GroupVersionKind]*kind
+	kinds map[schema.GroupVersionKind]*kind
 }
 
 // New builds a Checker: a scheme of the k8s.io/api types of the kinds it
@@ -57,10 +54,14 @@ func New() *Checker {
 			panic(err) // the k8s.io/api registrations do not fail
 		}
 	}
-	c := &Checker{codecs: serializer.NewCodecFactory(scheme), kinds: map[schema.GroupVersionKind]*kind{}}
-	info, _ := runtime.SerializerInfoForMediaType(c.codecs.SupportedMediaTypes(), runtime.ContentTypeJSON)
-	c.strict, c.lax = info.StrictSerializer, info.Serializer
+	codecs := serializer.NewCodecFactory(scheme)
+	info, _ := runtime.SerializerInfoForMediaType(codecs.SupportedMediaTypes(), runtime.ContentTypeJSON)
+	c := &Checker{kinds: map[schema.GroupVersionKind]*kind{}}
 	for _, k := range kinds() {
+		// The create handler's decoder: the JSON serializer (strict in
+		// Strict and Warn) to the kind's version.
+		k.strict = codecs.DecoderToVersion(info.StrictSerializer, k.gvk.GroupVersion())
+		k.lax = codecs.DecoderToVersion(info.Serializer, k.gvk.GroupVersion())
 		c.kinds[k.gvk] = &k
 	}
 	return c
@@ -140,12 +141,11 @@ func (c *Checker) Check(body []byte, apiVersion, kindName string, opts Options) 
 			res = Result{Err: apierrors.NewInternalError(fmt.Errorf("%v", p))}
 		}
 	}()
-	ser := c.strict
+	dec := k.strict
 	if opts.FieldValidation == "Ignore" {
-		ser = c.lax
+		dec = k.lax
 	}
-	into := k.newObject()
-	obj, got, err := c.codecs.DecoderToVersion(ser, gvk.GroupVersion()).Decode(body, &gvk, into)
+	obj, got, err := dec.Decode(body, &gvk, k.newObject())
 	if err != nil {
 		strictErr, isStrict := runtime.AsStrictDecodingError(err)
 		if !isStrict || obj == nil || opts.FieldValidation == "Strict" || opts.FieldValidation == "" {

@@ -67,6 +67,8 @@ type kind struct {
 	// maxNameLength: a limit of the kind's own on metadata.name (CronJob:
 	// 52, room for the Job's timestamp suffix); 0 for none.
 	maxNameLength int
+	// strict and lax decode a body of the kind (set by New).
+	strict, lax runtime.Decoder
 }
 
 // kinds lists the kinds checked, at the versions Kubernetes 1.37 serves.
