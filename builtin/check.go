@@ -74,6 +74,25 @@ func (c *Checker) Serves(apiVersion, kind string) bool {
 	return ok
 }
 
+// Versions lists the apiVersions at which the checker checks the kind of
+// group (Kubernetes 1.37 serves it at those, and at no other): none for a
+// kind it does not know. For the extensions group, the versions of the
+// groups its kinds moved to. A document of such a kind at another apiVersion
+// (extensions/v1beta1 Ingress, batch/v1beta1 CronJob) names a version the
+// server no longer serves.
+func (c *Checker) Versions(group, kind string) []string {
+	var out []string
+	for _, k := range kinds() {
+		// extensions/v1beta1 held Deployment, DaemonSet, ReplicaSet,
+		// Ingress and NetworkPolicy before apps and networking.k8s.io.
+		moved := group == "extensions" && (k.gvk.Group == "apps" || k.gvk.Group == "networking.k8s.io")
+		if (k.gvk.Group == group || moved) && k.gvk.Kind == kind {
+			out = append(out, k.gvk.GroupVersion().String())
+		}
+	}
+	return out
+}
+
 // Kinds lists the kinds checked, as apiVersion and kind.
 func (c *Checker) Kinds() []schema.GroupVersionKind {
 	out := make([]schema.GroupVersionKind, 0, len(c.kinds))

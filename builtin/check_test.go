@@ -67,3 +67,20 @@ func TestCheckConcurrent(t *testing.T) {
 		}
 	}
 }
+
+func TestVersions(t *testing.T) {
+	c := New()
+	for _, tt := range []struct{ group, kind, want string }{
+		{"apps", "Deployment", "apps/v1"},
+		{"extensions", "Ingress", "networking.k8s.io/v1"},
+		{"extensions", "Deployment", "apps/v1"},
+		{"autoscaling", "HorizontalPodAutoscaler", "autoscaling/v2,autoscaling/v1"},
+		{"batch", "CronJob", "batch/v1"},
+		{"policy", "PodSecurityPolicy", ""},
+		{"example.com", "Widget", ""},
+	} {
+		if got := strings.Join(c.Versions(tt.group, tt.kind), ","); got != tt.want {
+			t.Errorf("Versions(%s, %s) = %s, want %s", tt.group, tt.kind, got, tt.want)
+		}
+	}
+}

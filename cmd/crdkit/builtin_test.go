@@ -120,3 +120,21 @@ func TestRequireCRDBuiltin(t *testing.T) {
 		}
 	}
 }
+
+// A built-in kind at a version the server no longer serves gets its 404.
+func TestValidateBuiltinRemovedVersion(t *testing.T) {
+	p := writeFile(t, "old.yaml", "apiVersion: extensions/v1beta1\nkind: Ingress\nmetadata: {name: old}\n---\napiVersion: batch/v1beta1\nkind: CronJob\nmetadata: {name: old}\n")
+	code, out, _ := runCLI(t, "validate", p)
+	if code != 1 {
+		t.Fatalf("validate(removed versions) exit = %d, want 1\n%s", code, out)
+	}
+	for _, want := range []string{
+		"old.yaml#0 Ingress old: refused (404 NotFound): the server could not find the requested resource",
+		"(Kubernetes 1.37 does not serve extensions/v1beta1 Ingress; it serves networking.k8s.io/v1)",
+		"(Kubernetes 1.37 does not serve batch/v1beta1 CronJob; it serves batch/v1)",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("validate(removed versions) = %s, want a line with %s", out, want)
+		}
+	}
+}

@@ -122,7 +122,9 @@ MutatingWebhookConfiguration) get decode-level checks ("checks":
 fields, in its words) and metadata checks (name by the kind's rule, labels,
 annotations, namespace...), always as creates. The server's own validation
 of the kind (a Deployment's selector against its template...) is not run.
-Documents of other kinds no CRD serves are reported as not checked.
+These kinds at a version Kubernetes 1.37 no longer serves (extensions/v1beta1
+Ingress, batch/v1beta1 CronJob...) get the server's 404. Documents of other
+kinds no CRD serves are reported as not checked.
 
 With --old, a document whose live counterpart is in LIVE (objects as kubectl
 get -o json|yaml prints them, Lists too; same API group, kind and name, and
@@ -452,8 +454,18 @@ func validateDoc(reg *registry, d docs.Doc, vopts validateOptions) (objectResult
 	r.APIVersion, r.Kind, r.Name, r.Namespace = tm.APIVersion, tm.Kind, tm.Metadata.Name, tm.Metadata.Namespace
 	v, err := reg.version(tm.APIVersion, tm.Kind)
 	if errors.Is(err, errNoCRD) && vopts.builtins != nil {
-		if c := vopts.builtins(); c.Serves(tm.APIVersion, tm.Kind) {
+		c := vopts.builtins()
+		if c.Serves(tm.APIVersion, tm.Kind) {
 			return validateBuiltin(c, d, r, opts), nil
+		}
+		if served := c.Versions(groupOf(tm.APIVersion), tm.Kind); len(served) > 0 {
+			// A built-in kind at a version the server no longer serves:
+			// its 404, as client-go reports it (see unservedError).
+			r.Checks = builtin.Checks
+			r.Code, r.Reason, r.Message = http.StatusNotFound, string(metav1.StatusReasonNotFound), "the server could not find the requested resource"
+			r.Causes = []cause{{Reason: string(metav1.CauseTypeUnexpectedServerResponse), Message: "404 page not found"}}
+			r.note = fmt.Sprintf("Kubernetes 1.37 does not serve %s %s; it serves %s", tm.APIVersion, tm.Kind, strings.Join(served, ", "))
+			return r, nil
 		}
 	}
 	if errors.Is(err, errNoCRD) {
