@@ -41,12 +41,14 @@ func TestSkipReject(t *testing.T) {
 		code int
 		want []verdict // per object, in order: skipped, rejected, refused, accepted, not checked
 	}{
-		{"none", nil, 1, []verdict{{"c", "not checked"}, {"s", "not checked"}, {"d", "not checked"}, {"x", "refused"}, {"in-list", "not checked"}, {"cron", "accepted"}}},
-		{"skip by kind", []string{"--skip", "CronTab,ConfigMap"}, 0, []verdict{{"c", "skipped"}, {"s", "not checked"}, {"d", "not checked"}, {"x", "skipped"}, {"in-list", "not checked"}, {"cron", "skipped"}}},
-		{"skip by apiVersion/kind", []string{"--skip", "stable.example.com/v1/CronTab", "--skip", "apps/v2/Deployment"}, 0, []verdict{{"c", "not checked"}, {"s", "not checked"}, {"d", "not checked"}, {"x", "skipped"}, {"in-list", "not checked"}, {"cron", "skipped"}}},
-		{"reject", []string{"--reject", "v1/Secret,Deployment"}, 1, []verdict{{"c", "not checked"}, {"s", "rejected"}, {"d", "rejected"}, {"x", "refused"}, {"in-list", "rejected"}, {"cron", "accepted"}}},
-		{"skip wins", []string{"--reject", "Secret", "--skip", "v1/Secret,CronTab"}, 0, []verdict{{"c", "not checked"}, {"s", "skipped"}, {"d", "not checked"}, {"x", "skipped"}, {"in-list", "skipped"}, {"cron", "skipped"}}},
-		{"reject only", []string{"--reject", "Secret", "--skip", "CronTab"}, 1, []verdict{{"c", "not checked"}, {"s", "rejected"}, {"d", "not checked"}, {"x", "skipped"}, {"in-list", "rejected"}, {"cron", "skipped"}}},
+		// ConfigMap, Secret and Deployment are built-in kinds: checked at the
+		// decode level and accepted.
+		{"none", nil, 1, []verdict{{"c", "accepted"}, {"s", "accepted"}, {"d", "accepted"}, {"x", "refused"}, {"in-list", "accepted"}, {"cron", "accepted"}}},
+		{"skip by kind", []string{"--skip", "CronTab,ConfigMap"}, 0, []verdict{{"c", "skipped"}, {"s", "accepted"}, {"d", "accepted"}, {"x", "skipped"}, {"in-list", "accepted"}, {"cron", "skipped"}}},
+		{"skip by apiVersion/kind", []string{"--skip", "stable.example.com/v1/CronTab", "--skip", "apps/v2/Deployment"}, 0, []verdict{{"c", "accepted"}, {"s", "accepted"}, {"d", "accepted"}, {"x", "skipped"}, {"in-list", "accepted"}, {"cron", "skipped"}}},
+		{"reject", []string{"--reject", "v1/Secret,Deployment"}, 1, []verdict{{"c", "accepted"}, {"s", "rejected"}, {"d", "rejected"}, {"x", "refused"}, {"in-list", "rejected"}, {"cron", "accepted"}}},
+		{"skip wins", []string{"--reject", "Secret", "--skip", "v1/Secret,CronTab"}, 0, []verdict{{"c", "accepted"}, {"s", "skipped"}, {"d", "accepted"}, {"x", "skipped"}, {"in-list", "skipped"}, {"cron", "skipped"}}},
+		{"reject only", []string{"--reject", "Secret", "--skip", "CronTab"}, 1, []verdict{{"c", "accepted"}, {"s", "rejected"}, {"d", "accepted"}, {"x", "skipped"}, {"in-list", "rejected"}, {"cron", "skipped"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			args := append([]string{"validate", "--crds", "../../examples/crontab/crd.yaml", "-o", "json", objs}, tc.args...)
@@ -107,6 +109,34 @@ func TestReportsRejectedAndSkipped(t *testing.T) {
 		"github": {"::error file=" + objs + ",line=5,title=crdkit%3A Secret s rejected (--reject)::rejected: kind Secret is prohibited (--reject)\n", "Deployment d: not checked: kind Deployment is skipped (--skip)\n"},
 	} {
 		code, out, errs := runCLI(t, "validate", "--crds", "../../examples/crontab/crd.yaml", "--reject", "Secret", "--skip", "Deployment", "-o", format, objs)
+		if code != 1 {
+			t.Errorf("-o %s: exit %d, want 1\n%s", format, code, errs)
+		}
+		for _, w := range want {
+			if !strings.Contains(out, w) {
+				t.Errorf("-o %s: output lacks %q:\n%s", format, w, out)
+			}
+		}
+	}
+}
+
+// TestReportsBuiltinKinds checks the CI formats on built-in kinds: an
+// accepted ConfigMap says what its pass covers, a Deployment with an
+// unknown field is the decoder's 400 placed at that field's line.
+func TestReportsBuiltinKinds(t *testing.T) {
+	objs := writeFile(t, "objs.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec:\n  replicas: 1\n  replica: 2\n")
+	_, js, _ := runCLI(t, "validate", "-o", "json", objs)
+	rs := decodeResults(t, js)
+	if len(rs) != 2 || !rs[0].Allowed || rs[0].Checks != "decode" || rs[1].Code != 400 || rs[0].Line != 1 || rs[1].Line != 5 {
+		t.Fatalf("validate -o json = %+v, want an accepted ConfigMap (decode) at line 1, a 400 Deployment at line 5", rs)
+	}
+	for format, want := range map[string][]string{
+		"junit":  {"<system-out>decode-level checks only: the server&#39;s decoding", `type="400 BadRequest"`},
+		"tap":    {"ok 1 - " + tapEscape(rs[0].title()) + ": accepted (" + rs[0].Message + ")\n", "not ok 2 - "},
+		"sarif":  {`"ruleId": "BadRequest"`, `"startLine": 10`},
+		"github": {rs[0].title() + ": accepted (" + rs[0].Message + ")\n", "::error file=" + objs + ",line=10,title=crdkit%3A Deployment d refused (400 BadRequest)::" + escapeData(rs[1].Message)},
+	} {
+		code, out, errs := runCLI(t, "validate", "-o", format, objs)
 		if code != 1 {
 			t.Errorf("-o %s: exit %d, want 1\n%s", format, code, errs)
 		}

@@ -173,6 +173,10 @@ func (j *junitReport) result(r objectResult) {
 	if len(r.Warnings) > 0 {
 		c.SystemOut = "warning: " + strings.Join(r.Warnings, "\nwarning: ")
 	}
+	if r.Allowed && r.Checks != "" {
+		// A built-in kind: what the pass covers.
+		c.SystemOut = strings.TrimPrefix(c.SystemOut+"\n"+r.Message, "\n")
+	}
 	switch {
 	case r.NotChecked:
 		c.Skipped = &junitSkipped{Message: r.Message}
@@ -252,6 +256,8 @@ func (t *tapReport) result(r objectResult) {
 	switch {
 	case r.NotChecked:
 		t.line(true, r.title(), " # SKIP "+oneLine(r.Message))
+	case r.Allowed && r.Checks != "":
+		t.line(true, r.title()+": accepted ("+r.Message+")", "")
 	case r.Allowed:
 		t.line(true, r.title(), "")
 	case r.Rejected:
@@ -649,6 +655,8 @@ func (g *githubReport) result(r objectResult) {
 	case r.NotChecked:
 		// On one line, so that no text of the document's starts a command.
 		fmt.Fprintln(g.w, oneLine(r.title()+": "+r.Message))
+	case r.Allowed && r.Checks != "":
+		fmt.Fprintln(g.w, oneLine(r.title()+": accepted ("+r.Message+")"))
 	case r.Allowed:
 		fmt.Fprintln(g.w, oneLine(r.title()+": accepted"))
 	case r.Rejected:

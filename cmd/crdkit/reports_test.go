@@ -16,7 +16,7 @@ import (
 
 // reportObjects has, in one multi-document file, an accepted CronTab, one
 // refused with two causes (422), one with a YAML duplicate key (a warning),
-// a ConfigMap no CRD serves, and one refused by the strict decoder (400)
+// a Widget no CRD serves (nor is it a built-in kind), and one refused by the strict decoder (400)
 // whose message holds the characters the formats must escape.
 const reportObjects = `apiVersion: stable.example.com/v1
 kind: CronTab
@@ -38,8 +38,8 @@ spec:
   image: first
   image: second
 ---
-apiVersion: v1
-kind: ConfigMap
+apiVersion: other.example.com/v1
+kind: Widget
 metadata: {name: settings}
 ---
 apiVersion: stable.example.com/v1

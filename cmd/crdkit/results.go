@@ -58,6 +58,11 @@ func (rw *resultWriter) write(r objectResult) {
 		v = rejectedResult{File: r.File, Index: r.Index, Line: r.Line, Path: r.Path, APIVersion: r.APIVersion, Kind: r.Kind,
 			Namespace: r.Namespace, Name: r.Name, Rejected: true, Message: r.Message, Warnings: r.Warnings}
 	}
+	if r.Checks != "" && r.Allowed {
+		// No code: the server's own validation of the kind was not run.
+		v = builtinAcceptedResult{File: r.File, Index: r.Index, Path: r.Path, APIVersion: r.APIVersion, Kind: r.Kind,
+			Namespace: r.Namespace, Name: r.Name, Line: r.Line, Checked: true, Checks: r.Checks, Allowed: true, Message: r.Message, Warnings: r.Warnings}
+	}
 	switch rw.format {
 	case "json":
 		if rw.enc == nil {
@@ -90,6 +95,8 @@ func (rw *resultWriter) write(r objectResult) {
 		switch {
 		case r.NotChecked, r.Rejected:
 			fmt.Fprintf(rw.w, "%s: %s\n", id, r.Message)
+		case r.Allowed && r.Checks != "":
+			fmt.Fprintf(rw.w, "%s: accepted (%s)\n", id, r.Message)
 		case r.Allowed:
 			fmt.Fprintf(rw.w, "%s: accepted\n", id)
 		default:
@@ -168,4 +175,23 @@ func (p *progress) done() {
 	if p.on && p.last != p.start {
 		fmt.Fprintln(p.w)
 	}
+}
+
+// builtinAcceptedResult is how a document of a built-in kind that passes
+// the decode-level checks is written: allowed, but no code, since the
+// server's own validation of the kind was not run.
+type builtinAcceptedResult struct {
+	File       string   `json:"file"`
+	Index      int      `json:"index"`
+	Path       string   `json:"path,omitempty"`
+	APIVersion string   `json:"apiVersion"`
+	Kind       string   `json:"kind"`
+	Namespace  string   `json:"namespace,omitempty"`
+	Name       string   `json:"name"`
+	Line       int      `json:"line,omitempty"`
+	Checked    bool     `json:"checked"`
+	Checks     string   `json:"checks"`
+	Allowed    bool     `json:"allowed"`
+	Message    string   `json:"message"`
+	Warnings   []string `json:"warnings,omitempty"`
 }

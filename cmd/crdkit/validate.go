@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/crdkit/crdkit"
+	"github.com/crdkit/crdkit/builtin"
 	"github.com/crdkit/crdkit/internal/docs"
 )
 
@@ -40,7 +41,10 @@ type objectResult struct {
 	Line int `json:"line,omitempty"`
 	// Checked is false only for a document no CRD serves, which is written
 	// as a notCheckedResult.
-	Checked  bool           `json:"checked"`
+	Checked bool `json:"checked"`
+	// Checks is "decode" for a document of a built-in kind: only the
+	// server's decoding and metadata checks were made (see builtin.Check).
+	Checks   string         `json:"checks,omitempty"`
 	Allowed  bool           `json:"allowed"`
 	Code     int32          `json:"code"`
 	Reason   string         `json:"reason,omitempty"`
@@ -115,8 +119,27 @@ Namespaced objects without a namespace get -n's, else "default". CRDs are
 taken from --crds (compiled only when an object needs them) and from the
 inputs (all compiled: one the server would refuse fails the run). An object
 whose group and kind a CRD defines, at a version it does not serve, is
-refused with the server's 404. Documents no CRD serves (Deployments,
-ConfigMaps...) are reported as not checked.
+refused with the server's 404.
+
+Documents of Kubernetes' own kinds (apps/v1 Deployment, StatefulSet,
+DaemonSet, ReplicaSet, ControllerRevision; v1 Service, ConfigMap, Secret,
+Pod, ServiceAccount, Namespace, PersistentVolumeClaim, PersistentVolume,
+LimitRange, ResourceQuota, ReplicationController, PodTemplate; batch/v1 Job,
+CronJob; networking.k8s.io/v1 Ingress, IngressClass, NetworkPolicy;
+rbac.authorization.k8s.io/v1 Role, ClusterRole, RoleBinding,
+ClusterRoleBinding; policy/v1 PodDisruptionBudget; autoscaling/v2 and v1
+HorizontalPodAutoscaler; storage.k8s.io/v1 StorageClass;
+scheduling.k8s.io/v1 PriorityClass; node.k8s.io/v1 RuntimeClass;
+coordination.k8s.io/v1 Lease; discovery.k8s.io/v1 EndpointSlice;
+admissionregistration.k8s.io/v1 ValidatingWebhookConfiguration,
+MutatingWebhookConfiguration) get decode-level checks ("checks":
+"decode" in -o json): the server's decoder (unknown, duplicate and mistyped
+fields, in its words) and metadata checks (name by the kind's rule, labels,
+annotations, namespace...), always as creates. The server's own validation
+of the kind (a Deployment's selector against its template...) is not run.
+These kinds at a version Kubernetes 1.37 no longer serves (extensions/v1beta1
+Ingress, batch/v1beta1 CronJob...) get the server's 404. Documents of other
+kinds no CRD serves are reported as not checked.
 
 --skip and --reject take kinds as kubeconform's -skip and -reject do,
 comma-separated: Kind (any apiVersion) or apiVersion/Kind (v1/ConfigMap,
@@ -153,7 +176,7 @@ error (YAML syntax errors) are in the reports too.
 Exit status: 0 when every checked object is accepted, 1 when any is refused,
 2 on usage or load errors (unreadable files, YAML errors with file and line,
 a directory without YAML or JSON files, CRDs the server would refuse, and
-with --require-crd documents no CRD serves).
+with --require-crd documents no CRD serves, built-in kinds apart).
 
 Examples:
   crdkit validate examples/crontab/
@@ -173,7 +196,7 @@ func validate(args []string, stdout, stderr io.Writer) int {
 	fv := fs.String("field-validation", "Strict", "Strict, Warn or Ignore (the server's fieldValidation; Strict is kubectl apply's default)")
 	out := fs.String("o", "text", "output format: text, json, yaml, or a CI report: junit (JUnit XML), tap (TAP 13), sarif (SARIF 2.1.0, GitHub code scanning), github (GitHub Actions annotations)")
 	ns := namespaceFlag(fs.FlagSet)
-	requireCRD := fs.Bool("require-crd", false, "fail (exit 2) on documents no CRD serves, instead of reporting them as not checked")
+	requireCRD := fs.Bool("require-crd", false, "fail (exit 2) on documents no CRD serves (built-in kinds apart, which get decode-level checks), instead of reporting them as not checked")
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "documents checked at once")
 	var old listFlag
 	fs.Var(&old, "old", "live objects (a file or directory, repeatable; objects as kubectl get -o json|yaml prints them, Lists too): a document with a live counterpart is checked as a dry-run update of it")
@@ -214,7 +237,7 @@ func validate(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "crdkit: %v\n", err)
 		return 2
 	}
-	opts := validateOptions{create: crdkit.CreateOptions{FieldValidation: mode, Namespace: *ns, ManagedFields: crdkit.ManagedFields{Omit: true}}, live: live, status: *subresource == "status"}
+	opts := validateOptions{builtins: sync.OnceValue(builtin.New), create: crdkit.CreateOptions{FieldValidation: mode, Namespace: *ns, ManagedFields: crdkit.ManagedFields{Omit: true}}, live: live, status: *subresource == "status"}
 	w := newResultWriter(stdout, *out)
 	progress := newProgress(stderr)
 	var sum summary
@@ -436,6 +459,40 @@ type validateOptions struct {
 	create crdkit.CreateOptions
 	live   liveSet // --old
 	status bool    // --subresource status
+	// builtins checks documents of Kubernetes' own kinds (built on first
+	// use); nil: they are not checked.
+	builtins func() *builtin.Checker
+}
+
+// validateBuiltin answers for a document of a built-in kind what the
+// server's decoder and metadata checks answer (see builtin.Check); the
+// kind's own validation is not run, and the result says so.
+func validateBuiltin(c *builtin.Checker, d docs.Doc, r objectResult, opts crdkit.CreateOptions) objectResult {
+	r.Checks = builtin.Checks
+	res := c.Check(d.JSON, r.APIVersion, r.Kind, builtin.Options{FieldValidation: string(opts.FieldValidation), Namespace: opts.Namespace})
+	st := res.Status()
+	r.Warnings = res.Warnings
+	if len(d.Warnings) > 0 && opts.FieldValidation != crdkit.Ignore && !(st != nil && st.Code == http.StatusBadRequest && strings.Contains(st.Message, " cannot be handled as a ")) {
+		r.Warnings = append(append([]string{}, d.Warnings...), res.Warnings...)
+	}
+	if st != nil {
+		r.Code, r.Reason, r.Message = st.Code, string(st.Reason), st.Message
+		if st.Details != nil {
+			for _, c := range st.Details.Causes {
+				r.Causes = append(r.Causes, cause{Field: c.Field, Reason: string(c.Type), Message: c.Message})
+			}
+		}
+		r.note = builtinNote(r.Kind)
+		return r
+	}
+	r.Allowed, r.Namespace, r.Name = true, res.Namespace, res.Name
+	r.Message = builtinNote(r.Kind)
+	return r
+}
+
+// builtinNote says what a built-in kind's result covers.
+func builtinNote(kind string) string {
+	return fmt.Sprintf("decode-level checks only: the server's decoding (unknown, duplicate and mistyped fields) and metadata checks; its own validation of the %s is not run", kind)
 }
 
 // validateDoc answers for one object document what a dry-run create with
@@ -454,6 +511,21 @@ func validateDoc(reg *registry, d docs.Doc, vopts validateOptions) (objectResult
 	_ = json.Unmarshal(d.JSON, &tm)
 	r.APIVersion, r.Kind, r.Name, r.Namespace = tm.APIVersion, tm.Kind, tm.Metadata.Name, tm.Metadata.Namespace
 	v, err := reg.version(tm.APIVersion, tm.Kind)
+	if errors.Is(err, errNoCRD) && vopts.builtins != nil {
+		c := vopts.builtins()
+		if c.Serves(tm.APIVersion, tm.Kind) {
+			return validateBuiltin(c, d, r, opts), nil
+		}
+		if served := c.Versions(groupOf(tm.APIVersion), tm.Kind); len(served) > 0 {
+			// A built-in kind at a version the server no longer serves:
+			// its 404, as client-go reports it (see unservedError).
+			r.Checks = builtin.Checks
+			r.Code, r.Reason, r.Message = http.StatusNotFound, string(metav1.StatusReasonNotFound), "the server could not find the requested resource"
+			r.Causes = []cause{{Reason: string(metav1.CauseTypeUnexpectedServerResponse), Message: "404 page not found"}}
+			r.note = fmt.Sprintf("Kubernetes 1.37 does not serve %s %s; it serves %s", tm.APIVersion, tm.Kind, strings.Join(served, ", "))
+			return r, nil
+		}
+	}
 	if errors.Is(err, errNoCRD) {
 		r.Warnings = d.Warnings
 		where := ""
