@@ -8,6 +8,8 @@ import (
 
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/checker"
+	celast "github.com/google/cel-go/common/ast"
+	"github.com/google/cel-go/common/overloads"
 	"github.com/google/cel-go/common/types"
 
 	"k8s.io/apimachinery/pkg/util/version"
@@ -85,14 +87,14 @@ type propVnode struct {
 // compiledRule is one rule as the server's Compile leaves it.
 type compiledRule struct {
 	rule        schema.ValidationRule
-	prog        cel.Program // nil: empty rule or error
+	prog        *plannedProg // nil: empty rule or error
 	err         *apiservercel.Error
 	usesOldSelf bool
 	optional    bool // optionalOldSelf
 	maxCost     uint64
 	cardinality uint64
 
-	msgProg    cel.Program
+	msgProg    *plannedProg
 	msgErr     *apiservercel.Error
 	msgMaxCost uint64
 
@@ -388,12 +390,8 @@ func compileRule(r schema.ValidationRule, n *node, envOf func(envKind) *cel.Env,
 			break
 		}
 	}
-	prog, err := env.Program(ast,
-		cel.CostLimit(PerCallLimit),
-		cel.CostTracking(est),
-		cel.InterruptCheckFrequency(celconfig.CheckFrequency),
-	)
-	if err != nil {
+	prog := planLater(env, ast, est)
+	if err := prog.check(); err != nil {
 		cr.err = invalidErr("program instantiation failed: " + err.Error())
 		return cr
 	}
@@ -418,7 +416,7 @@ func compileRule(r schema.ValidationRule, n *node, envOf func(envKind) *cel.Env,
 	return cr
 }
 
-func compileMessage(expr string, env *cel.Env, est *library.CostEstimator) (cel.Program, uint64, *cel.Ast, *apiservercel.Error) {
+func compileMessage(expr string, env *cel.Env, est *library.CostEstimator) (*plannedProg, uint64, *cel.Ast, *apiservercel.Error) {
 	if env == nil {
 		return nil, 0, nil, internalErr("environment could not be built") // compileRules reports it
 	}
@@ -432,12 +430,8 @@ func compileMessage(expr string, env *cel.Env, est *library.CostEstimator) (cel.
 	if _, err := cel.AstToCheckedExpr(ast); err != nil {
 		return nil, 0, nil, internalErr("unexpected messageExpression compilation error: " + err.Error())
 	}
-	prog, err := env.Program(ast,
-		cel.CostLimit(PerCallLimit),
-		cel.CostTracking(est),
-		cel.InterruptCheckFrequency(celconfig.CheckFrequency),
-	)
-	if err != nil {
+	prog := planLater(env, ast, est)
+	if err := prog.check(); err != nil {
 		return nil, 0, nil, invalidErr("messageExpression instantiation failed: " + err.Error())
 	}
 	cost, err := env.EstimateCost(ast, est)
@@ -486,4 +480,78 @@ func (sizeEstimator) EstimateCallCost(string, string, *checker.AstNode, []checke
 // can occur in one request.
 func maxCardinality(minSize int64) uint64 {
 	return uint64(celconfig.MaxRequestSizeBytes / (minSize + 1))
+}
+
+// plannedProg is the program of a compiled expression, planned (the
+// server's env.Program, with its cost limit, cost tracking and interrupt
+// checks) on first use: a CRD check never evaluates most rules, and
+// planning costs about as much as compiling. Planning fails only where the
+// planner evaluates constants (a type conversion of a constant, a
+// constant regular expression of matches, find or findAll), and check
+// plans those at once, so that a compilation reports the server's
+// "program instantiation failed" as the server does. Safe for concurrent
+// use.
+type plannedProg struct {
+	once sync.Once
+	env  *cel.Env
+	ast  *cel.Ast
+	est  *library.CostEstimator
+	prog cel.Program
+	err  error
+}
+
+func planLater(env *cel.Env, ast *cel.Ast, est *library.CostEstimator) *plannedProg {
+	return &plannedProg{env: env, ast: ast, est: est}
+}
+
+func (p *plannedProg) plan() (cel.Program, error) {
+	p.once.Do(func() {
+		p.prog, p.err = p.env.Program(p.ast,
+			cel.CostLimit(PerCallLimit),
+			cel.CostTracking(p.est),
+			cel.InterruptCheckFrequency(celconfig.CheckFrequency),
+		)
+	})
+	return p.prog, p.err
+}
+
+// program is the planned program, nil when planning failed (which check
+// found out already where it can happen).
+func (p *plannedProg) program() cel.Program {
+	prog, err := p.plan()
+	if err != nil {
+		return nil
+	}
+	return prog
+}
+
+// check plans the program now when planning can fail, and returns the
+// planner's error.
+func (p *plannedProg) check() error {
+	if !mayFailToPlan(p.ast) {
+		return nil
+	}
+	_, err := p.plan()
+	return err
+}
+
+// mayFailToPlan reports whether the expression calls a function the
+// planner may evaluate on constants and fail: the type conversions it
+// folds (cel-go's decOptimize) and the regular-expression functions whose
+// constant patterns it compiles (matches; find and findAll, which the
+// server's regex library optimizes).
+func mayFailToPlan(a *cel.Ast) bool {
+	found := false
+	celast.PreOrderVisit(a.NativeRep().Expr(), celast.NewExprVisitor(func(e celast.Expr) {
+		if found || e.Kind() != celast.CallKind {
+			return
+		}
+		switch fn := e.AsCall().FunctionName(); fn {
+		case "matches", "find", "findAll":
+			found = true
+		default:
+			found = overloads.IsTypeConversionFunction(fn)
+		}
+	}))
+	return found
 }
