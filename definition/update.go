@@ -262,54 +262,62 @@ func (w *defaultsPruner) prune(def any, steps []step) {
 // findPreexistingExpressions) without converting them.
 func storedExpressions(spec *apiextensions.CustomResourceDefinitionSpec) *rules.CheckOptions {
 	o := &rules.CheckOptions{StoredRules: map[string]bool{}, StoredMessageExpressions: map[string]bool{}}
-	var walk func(p *apiextensions.JSONSchemaProps, depth int)
-	walk = func(p *apiextensions.JSONSchemaProps, depth int) {
-		if p == nil || depth > maxWalkDepth {
-			return
-		}
-		for _, r := range p.XValidations {
-			o.StoredRules[r.Rule] = true
-			if r.MessageExpression != "" {
-				o.StoredMessageExpressions[r.MessageExpression] = true
-			}
-		}
-		d := depth + 1
-		if p.Items != nil {
-			walk(p.Items.Schema, d)
-			for i := range p.Items.JSONSchemas {
-				walk(&p.Items.JSONSchemas[i], d)
-			}
-		}
-		walk(p.Not, d)
-		for _, l := range [...][]apiextensions.JSONSchemaProps{p.AllOf, p.AnyOf, p.OneOf} {
-			for i := range l {
-				walk(&l[i], d)
-			}
-		}
-		for _, m := range [...]map[string]apiextensions.JSONSchemaProps{p.Properties, p.PatternProperties, p.Definitions} {
-			for k := range m {
-				c := m[k]
-				walk(&c, d)
-			}
-		}
-		for _, pb := range [...]*apiextensions.JSONSchemaPropsOrBool{p.AdditionalProperties, p.AdditionalItems} {
-			if pb != nil {
-				walk(pb.Schema, d)
-			}
-		}
-		for k := range p.Dependencies {
-			walk(p.Dependencies[k].Schema, d)
-		}
-	}
-	if spec.Validation != nil {
-		walk(spec.Validation.OpenAPIV3Schema, 0)
+	if spec.Validation != nil && spec.Validation.OpenAPIV3Schema != nil {
+		collectExpressions(o, *spec.Validation.OpenAPIV3Schema, 0)
 	}
 	for i := range spec.Versions {
-		if v := spec.Versions[i].Schema; v != nil {
-			walk(v.OpenAPIV3Schema, 0)
+		if v := spec.Versions[i].Schema; v != nil && v.OpenAPIV3Schema != nil {
+			collectExpressions(o, *v.OpenAPIV3Schema, 0)
 		}
 	}
 	return o
+}
+
+// collectExpressions adds the expressions of p and below to o. Schemas are
+// passed by value: the copies stay on the stack, where pointers to copies
+// of map values would each move to the heap.
+func collectExpressions(o *rules.CheckOptions, p apiextensions.JSONSchemaProps, depth int) {
+	if depth > maxWalkDepth {
+		return
+	}
+	for _, r := range p.XValidations {
+		o.StoredRules[r.Rule] = true
+		if r.MessageExpression != "" {
+			o.StoredMessageExpressions[r.MessageExpression] = true
+		}
+	}
+	d := depth + 1
+	if p.Items != nil {
+		if p.Items.Schema != nil {
+			collectExpressions(o, *p.Items.Schema, d)
+		}
+		for i := range p.Items.JSONSchemas {
+			collectExpressions(o, p.Items.JSONSchemas[i], d)
+		}
+	}
+	if p.Not != nil {
+		collectExpressions(o, *p.Not, d)
+	}
+	for _, l := range [...][]apiextensions.JSONSchemaProps{p.AllOf, p.AnyOf, p.OneOf} {
+		for i := range l {
+			collectExpressions(o, l[i], d)
+		}
+	}
+	for _, m := range [...]map[string]apiextensions.JSONSchemaProps{p.Properties, p.PatternProperties, p.Definitions} {
+		for _, c := range m {
+			collectExpressions(o, c, d)
+		}
+	}
+	for _, pb := range [...]*apiextensions.JSONSchemaPropsOrBool{p.AdditionalProperties, p.AdditionalItems} {
+		if pb != nil && pb.Schema != nil {
+			collectExpressions(o, *pb.Schema, d)
+		}
+	}
+	for _, dep := range p.Dependencies {
+		if dep.Schema != nil {
+			collectExpressions(o, *dep.Schema, d)
+		}
+	}
 }
 
 // unchangedSchemas are the versions of crd whose schema is old's, as the
