@@ -199,3 +199,47 @@ func TestConvertResource(t *testing.T) {
 		t.Errorf("results = %+v, want Other read at v2, a 500 for the other group at things' key", rs)
 	}
 }
+
+// upgrade round-trips generated objects through the new revision's
+// webhook: v1 -> v2 -> v1 keeps everything, v2 -> v1 -> v2 loses v2's own
+// spec.size (v1 has only the one number); --round-trips 0 calls nothing.
+func TestUpgradeRoundTrips(t *testing.T) {
+	move := func(from, to string) conversion.Func {
+		return func(o map[string]any) (map[string]any, error) {
+			spec, _ := o["spec"].(map[string]any)
+			if v, ok := spec[from]; ok {
+				delete(spec, to)
+				spec[to] = v
+				delete(spec, from)
+			}
+			return o, nil
+		}
+	}
+	h := conversion.NewHandler(conversion.Pairs(map[conversion.Pair]conversion.Func{
+		{From: "example.com/v1", To: "example.com/v2"}: move("size", "replicas"),
+		{From: "example.com/v2", To: "example.com/v1"}: move("replicas", "size"),
+	}))
+	srv := httptest.NewTLSServer(h)
+	defer srv.Close()
+	crd := writeFile(t, "crd.yaml", strings.Replace(convertCRD, "%CONVERSION%",
+		`conversion: {strategy: Webhook, webhook: {conversionReviewVersions: [v1], clientConfig: {url: "https://127.0.0.1:1/convert"}}}`, 1))
+	ca := writeFile(t, "ca.pem", string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})))
+	code, out, errs := runCLI(t, "upgrade", "--old", crd, "--new", crd, "--webhook-url", srv.URL+"/convert", "--webhook-ca", ca, "--round-trips", "20")
+	if code != 1 {
+		t.Fatalf("upgrade = %d (stderr %s), want 1\n%s", code, errs, out)
+	}
+	for _, w := range []string{
+		"conversion round trips:",
+		"BREAKS   v2 -> v1 -> v2 (20 generated objects)\n    lost: spec.size\n",
+		"ok       v1 -> v2 -> v1 (20 generated objects)",
+		"summary: 2 conversion round trips, 1 lossy or failing",
+	} {
+		if !strings.Contains(out, w) {
+			t.Errorf("upgrade output lacks %q:\n%s", w, out)
+		}
+	}
+	code, out, errs = runCLI(t, "upgrade", "--old", crd, "--new", crd, "--round-trips", "0")
+	if code != 0 || strings.Contains(out, "round trip") {
+		t.Errorf("upgrade --round-trips 0 = %d (stderr %s), want 0 and no round trips\n%s", code, errs, out)
+	}
+}
