@@ -34,6 +34,9 @@ type registry struct {
 	// are compiled, and a refusal fails the run even when no object uses
 	// the CRD.
 	inputs []*lazyCRD
+	// unreadable are the errors of --crds documents whose head could not
+	// be read (invalid YAML): see loadRegistry's lenient.
+	unreadable []error
 
 	// The background compilation (prefetch).
 	stop      chan struct{}
@@ -43,16 +46,28 @@ type registry struct {
 
 // lazyCRD is one CRD document, compiled on first use.
 type lazyCRD struct {
-	doc  docs.Doc
-	head crdHead
-	once sync.Once
-	crd  *crdkit.CRD
-	err  error
-	used atomic.Bool // an object asked for it (its error, if any, was reported with the object)
+	doc docs.Doc
+	// chunk is the document not yet converted, when its head was read
+	// from its YAML text (yamlCRDHead): it is converted on first use.
+	chunk *docs.Chunk
+	head  crdHead
+	once  sync.Once
+	crd   *crdkit.CRD
+	err   error
+	used  atomic.Bool // an object asked for it (its error, if any, was reported with the object)
 }
 
 func (l *lazyCRD) load() (*crdkit.CRD, error) {
 	l.once.Do(func() {
+		if l.chunk != nil {
+			js, _, err := l.chunk.Convert()
+			l.chunk = nil
+			if err != nil {
+				l.err = err
+				return
+			}
+			l.doc.JSON = js
+		}
 		l.crd, l.err = crdkit.Load(l.doc.JSON)
 		if l.err != nil {
 			where := ""
@@ -110,7 +125,12 @@ func isCRD(js []byte) (crdHead, bool) {
 // document for the same version wins, as a later apply would. input marks
 // a CRD found among the inputs.
 func (r *registry) add(d docs.Doc, h crdHead, input bool) {
-	l := &lazyCRD{doc: d, head: h}
+	r.addLazy(&lazyCRD{doc: d, head: h}, input)
+}
+
+// addLazy registers l, as add does.
+func (r *registry) addLazy(l *lazyCRD, input bool) {
+	d, h := l.doc, l.head
 	for _, v := range h.Spec.Versions {
 		if v.Served {
 			r.byKey[h.Spec.Group+"/"+v.Name+" "+h.Spec.Names.Kind] = l
@@ -270,16 +290,34 @@ func (r *registry) refused() []error {
 // first CRD are checked while the next ones compile. The hints are only
 // that: a CRD is still compiled when an object needs it, and its errors
 // are reported only then. Call close when done.
+//
+// The CRDs of --crds are read lazily: the head of a YAML document (its
+// type meta, group, names and versions) is read from its text
+// (yamlCRDHead), and the document is converted and compiled only when an
+// object needs it, so that one object against a directory of many CRDs
+// costs what its own CRD costs. A --crds document whose head cannot be
+// read that way is converted at once; when that fails (invalid YAML), the
+// error fails the run, unless lenient: then it goes to reg.unreadable, for
+// the caller to report (validate: a warning when every object found its
+// CRD, else an error).
 func loadRegistry(crds, inputs []string, stderr io.Writer) (*registry, int) {
+	return loadRegistryWith(crds, inputs, stderr, false)
+}
+
+func loadRegistryWith(crds, inputs []string, stderr io.Writer, lenient bool) (*registry, int) {
 	reg := &registry{byKey: map[string]*lazyCRD{}, byGroupKind: map[string]*lazyCRD{}, listKinds: map[string]bool{}, stop: make(chan struct{})}
 	status := 0
 	type crdFile struct {
 		path  string
 		data  []byte
 		ds    []docs.Doc
-		heads []crdHead // of ds
-		crds  []bool    // which of ds are CRDs
+		heads []crdHead     // of ds
+		crds  []bool        // which of ds are CRDs
+		lazy  []*docs.Chunk // of ds: a document not yet converted, read by its head
 		err   error
+		// unreadable: documents of a --crds file that could not be read,
+		// when lenient.
+		unreadable []error
 	}
 	var (
 		crdFiles [2][]*crdFile // of --crds, of the inputs
@@ -351,7 +389,7 @@ func loadRegistry(crds, inputs []string, stderr io.Writer) (*registry, int) {
 	// split converts the files' documents to JSON and reads their CRD
 	// heads, on all cores, the largest files first: a large CRD started
 	// last would leave the other cores idle while it converts.
-	split := func(fs []*crdFile) {
+	split := func(fs []*crdFile, lazy bool) {
 		order := make([]int, len(fs))
 		for i := range order {
 			order[i] = i
@@ -359,9 +397,22 @@ func loadRegistry(crds, inputs []string, stderr io.Writer) (*registry, int) {
 		slices.SortStableFunc(order, func(a, b int) int { return len(fs[b].data) - len(fs[a].data) })
 		par.Each(len(fs), func(j int) {
 			f := fs[order[j]]
+			if lazy {
+				splitLazy(f.path, f.data, lenient, func(d docs.Doc, c *docs.Chunk, h crdHead, crd bool) {
+					f.ds, f.lazy, f.heads, f.crds = append(f.ds, d), append(f.lazy, c), append(f.heads, h), append(f.crds, crd)
+				}, func(err error) {
+					if lenient {
+						f.unreadable = append(f.unreadable, err)
+					} else if f.err == nil {
+						f.err = err
+					}
+				})
+				return
+			}
 			f.ds, f.err = splitCRDs(f.path, f.data)
 			f.heads = make([]crdHead, len(f.ds))
 			f.crds = make([]bool, len(f.ds))
+			f.lazy = make([]*docs.Chunk, len(f.ds))
 			for k, d := range f.ds {
 				f.heads[k], f.crds[k] = isCRD(d.JSON)
 			}
@@ -374,9 +425,9 @@ func loadRegistry(crds, inputs []string, stderr io.Writer) (*registry, int) {
 		defer close(scanned)
 		read(1, inputs, true)
 	}()
-	split(crdFiles[0])
+	split(crdFiles[0], true)
 	<-scanned
-	split(crdFiles[1])
+	split(crdFiles[1], false)
 	for _, es := range errs {
 		for _, err := range es {
 			fmt.Fprintf(stderr, "crdkit: %v\n", err)
@@ -389,9 +440,10 @@ func loadRegistry(crds, inputs []string, stderr io.Writer) (*registry, int) {
 				fmt.Fprintf(stderr, "crdkit: %v\n", f.err)
 				status = 2
 			}
+			reg.unreadable = append(reg.unreadable, f.unreadable...)
 			for k, d := range f.ds {
 				if f.crds[k] {
-					reg.add(d, f.heads[k], i == 1)
+					reg.addLazy(&lazyCRD{doc: d, head: f.heads[k], chunk: f.lazy[k]}, i == 1)
 				}
 			}
 		}
@@ -402,6 +454,65 @@ func loadRegistry(crds, inputs []string, stderr io.Writer) (*registry, int) {
 	}
 	reg.prefetch(hints)
 	return reg, status
+}
+
+// splitLazy calls add with each document of a --crds file: with its chunk
+// (not converted) and head when yamlCRDHead reads a CRD's head from its
+// text, else converted (Lists of CRDs expanded into their items) with its
+// head and whether it is a CRD. A document that cannot be converted goes
+// to fail; unless lenient, the documents after it are left out, as
+// splitCRDs leaves them.
+func splitLazy(file string, data []byte, lenient bool, add func(d docs.Doc, c *docs.Chunk, h crdHead, crd bool), fail func(error)) {
+	chunks, err := docs.Chunks(file, data)
+	if err != nil {
+		fail(err)
+		return
+	}
+	index := 0
+	for k := range chunks {
+		c := &chunks[k]
+		if t := bytes.TrimLeft(c.Text, " \t\n"); len(t) == 0 || t[0] != '{' {
+			if h, ok := yamlCRDHead(c.Text); ok {
+				switch {
+				case h.APIVersion == "apiextensions.k8s.io/v1" && h.Kind == "CustomResourceDefinition":
+					add(docs.Doc{File: file, Index: index, Line: c.Line}, c, h, true)
+					index++
+					continue
+				case !isCRDList(h.APIVersion, h.Kind):
+					index++ // not a CRD (converting it would give a document: YAML read it as a mapping)
+					continue
+				}
+			}
+		}
+		js, warnings, err := c.Convert()
+		if err != nil {
+			fail(err)
+			if !lenient {
+				return
+			}
+			continue
+		}
+		if js == nil {
+			continue
+		}
+		d := docs.Doc{File: file, Index: index, Line: c.Line, JSON: js, Warnings: warnings}
+		index++
+		ds := []docs.Doc{d}
+		items, ok, ierr := docs.Items(d, isCRDList)
+		if ok {
+			ds = items
+		}
+		for _, d := range ds {
+			h, crd := isCRD(d.JSON)
+			add(d, nil, h, crd)
+		}
+		if ierr != nil {
+			fail(ierr)
+			if !lenient {
+				return
+			}
+		}
+	}
 }
 
 // splitCRDs is docs.Split with Lists of CRDs (kubectl get crds -o yaml)

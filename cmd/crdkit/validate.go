@@ -170,7 +170,7 @@ func validate(args []string, stdout, stderr io.Writer) int {
 	case *subresource != "" && len(old) == 0:
 		return fs.usageError(stderr, "--subresource needs --old")
 	}
-	reg, status := loadRegistry(crds, paths, stderr)
+	reg, status := loadRegistryWith(crds, paths, stderr, true)
 	defer reg.close()
 	live, err := loadLive(old)
 	if err != nil {
@@ -188,10 +188,14 @@ func validate(args []string, stdout, stderr io.Writer) int {
 		progress.tick()
 		switch {
 		case errors.Is(o.err, errNoCRD) && !*requireCRD:
+			sum.unserved++
 			o.r.NotChecked, o.r.Checked = true, false
 			o.r.Message = fmt.Sprintf("not checked: no CRD serves apiVersion %q, kind %q", o.r.APIVersion, o.r.Kind)
 			sum.notChecked++
 		case o.err != nil:
+			if errors.Is(o.err, errNoCRD) {
+				sum.unserved++
+			}
 			fmt.Fprintf(stderr, "crdkit: %v\n", o.err)
 			sum.errors++
 			status = 2
@@ -208,6 +212,17 @@ func validate(args []string, stdout, stderr io.Writer) int {
 			w.write(o.r)
 		}
 	})
+	for _, err := range reg.unreadable {
+		// A --crds document that could not be read may have been the CRD
+		// of a document that found none: then it is an error; else no
+		// object needed it, and it is a warning.
+		if sum.unserved > 0 {
+			fmt.Fprintf(stderr, "crdkit: %v\n", err)
+			status = 2
+			continue
+		}
+		fmt.Fprintf(stderr, "crdkit: warning: %v (not a CRD any object needed)\n", err)
+	}
 	for _, err := range reg.unusedRefusals() {
 		fmt.Fprintf(stderr, "crdkit: %v\n", err)
 		status = 2
@@ -222,6 +237,7 @@ func validate(args []string, stdout, stderr io.Writer) int {
 // summary counts validate's results for its last line on standard error.
 type summary struct {
 	accepted, refused, notChecked, errors, files int
+	unserved                                     int // documents no CRD serves
 	took                                         time.Duration
 }
 
