@@ -278,6 +278,19 @@ func chunksCopy(file string, data []byte) ([]Chunk, error) {
 	return dropBlank(chunks), nil
 }
 
+// ConvertUnchecked is Convert that takes a document that starts with "{"
+// for JSON without checking that it is (unchecked is then true): a
+// caller whose next step decodes the JSON anyway spares a second reading
+// of the bytes, and calls Convert when that decoding fails (the document
+// may then be YAML in flow style, or not a document at all).
+func (c Chunk) ConvertUnchecked() (js []byte, warnings []string, unchecked bool, err error) {
+	if t := bytes.TrimSpace(c.Text); len(t) > 0 && t[0] == '{' {
+		return t, nil, true, nil
+	}
+	js, warnings, err = c.Convert()
+	return js, warnings, false, err
+}
+
 // JSON is Convert without the warnings.
 func (c Chunk) JSON() ([]byte, error) {
 	js, _, err := c.Convert()
