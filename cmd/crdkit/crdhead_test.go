@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -143,4 +144,55 @@ func FuzzYAMLCRDHead(f *testing.F) {
 		}
 		checkHead(t, "fuzz", text)
 	})
+}
+
+// TestValidateUnreadableCRD: a --crds document that is not valid YAML is
+// a warning when every object found its CRD (exit as the verdicts say),
+// and an error (exit 2) when an object found none, since it may have been
+// that object's CRD; a CRD an object needs is converted when needed, and
+// its YAML error fails the run.
+func TestValidateUnreadableCRD(t *testing.T) {
+	crd, err := os.ReadFile("../../examples/crontab/crd.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj, err := os.ReadFile("../../examples/crontab/crontab.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const broken = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nspec: [unclosed\n"
+	// The CronTab CRD with a YAML error in its schema, under its head.
+	brokenCronTab := strings.Replace(string(crd), "openAPIV3Schema:", "openAPIV3Schema:\n          bad: [unclosed", 1)
+	cm := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n"
+	for _, tc := range []struct {
+		name    string
+		crds    []string // files of the --crds directory
+		input   string
+		want    int
+		wantErr string
+	}{
+		{"unneeded: warning", []string{string(crd), broken}, string(obj), 0, "crdkit: warning: "},
+		{"object without CRD: error", []string{string(crd), broken}, cm, 2, "invalid YAML"},
+		{"needed: error", []string{brokenCronTab}, string(obj), 2, "invalid YAML"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for i, c := range tc.crds {
+				if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("%d.yaml", i)), []byte(c), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			in := filepath.Join(t.TempDir(), "in.yaml")
+			if err := os.WriteFile(in, []byte(tc.input), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			got, out, errs := runCLI(t, "validate", "--crds", dir, in)
+			if got != tc.want || !strings.Contains(errs, tc.wantErr) {
+				t.Errorf("validate(%s) = %d, stderr %q; want %d and %q (stdout %q)", tc.name, got, errs, tc.want, tc.wantErr, out)
+			}
+			if tc.want == 2 && strings.Contains(errs, "warning:") {
+				t.Errorf("validate(%s): stderr %q has a warning, want an error", tc.name, errs)
+			}
+		})
+	}
 }

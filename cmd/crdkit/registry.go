@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"slices"
 	"strings"
@@ -342,7 +341,7 @@ func loadRegistryWith(crds, inputs []string, stderr io.Writer, lenient bool) (*r
 			err   error
 		}
 		out := make([]found, len(files))
-		one := func(j int, buf *bytes.Buffer) {
+		one := func(j int, buf *[]byte) {
 			f := files[j]
 			data, err := readReusing(f.Path, buf)
 			if err != nil {
@@ -362,9 +361,9 @@ func loadRegistryWith(crds, inputs []string, stderr io.Writer, lenient bool) (*r
 		}
 		var bufs sync.Pool
 		par.Each(len(files), func(j int) {
-			buf, _ := bufs.Get().(*bytes.Buffer)
+			buf, _ := bufs.Get().(*[]byte)
 			if buf == nil {
-				buf = new(bytes.Buffer)
+				buf = new([]byte)
 			}
 			one(j, buf)
 			bufs.Put(buf)
@@ -737,20 +736,15 @@ func yamlTypeMeta(b []byte) (apiVersion, kind string) {
 	return
 }
 
-// readReusing reads a file into buf, reusing its memory: the registry reads
-// every input to look for CRDs, and most inputs hold none.
-func readReusing(path string, buf *bytes.Buffer) ([]byte, error) {
-	if path == docs.Stdin {
-		return docs.ReadFile(path)
-	}
-	f, err := os.Open(path)
+// readReusing reads a file into *buf, reusing its memory: the registry
+// reads every input to look for CRDs, and most inputs hold none.
+func readReusing(path string, buf *[]byte) ([]byte, error) {
+	data, err := docs.ReadFileInto(path, *buf)
 	if err != nil {
-		return nil, &docs.Error{File: path, Err: err}
+		return nil, err
 	}
-	defer f.Close()
-	buf.Reset()
-	if _, err := buf.ReadFrom(f); err != nil {
-		return nil, &docs.Error{File: path, Err: err}
+	if path != docs.Stdin && cap(data) > cap(*buf) {
+		*buf = data[:0] // grown: keep the larger memory for the next file
 	}
-	return buf.Bytes(), nil
+	return data, nil
 }

@@ -99,8 +99,10 @@ crdkit warns about it in the server's words for a YAML body ("line 5: key
 "image" already set in map", the line counted from the document's first).
 
 Namespaced objects without a namespace get -n's, else "default". CRDs are
-taken from --crds (compiled only when an object needs them) and from the
-inputs (all compiled: one the server would refuse fails the run). An object
+taken from --crds (read by their head, converted and compiled only when
+an object needs them; a --crds document that is not valid YAML is a
+warning when no object needed it, see docs/output.md) and from the inputs
+(all compiled: one the server would refuse fails the run). An object
 whose group and kind a CRD defines, at a version it does not serve, is
 refused with the server's 404. Documents no CRD serves (Deployments,
 ConfigMaps...) are reported as not checked.

@@ -149,7 +149,21 @@ func ReadFile(file string) ([]byte, error) {
 		}
 		return stdin.data, nil
 	}
-	data, err := os.ReadFile(file)
+	data, err := readFile(file, nil)
+	if err != nil {
+		return nil, &Error{File: file, Err: err}
+	}
+	return data, nil
+}
+
+// ReadFileInto is ReadFile into buf's memory when it is large enough: the
+// result may share it, and is valid until buf is used again. Standard
+// input is read once, as ReadFile reads it.
+func ReadFileInto(file string, buf []byte) ([]byte, error) {
+	if file == Stdin {
+		return ReadFile(file)
+	}
+	data, err := readFile(file, buf)
 	if err != nil {
 		return nil, &Error{File: file, Err: err}
 	}
