@@ -80,5 +80,18 @@ awk '
     printf "peak RSS, 10,000 / 1,000 documents: +%.1f%% (target: under 10%%)\n", 100 * (median(rss["crdkit-10000"]) / median(rss["crdkit-1000"]) - 1)
   }' "$work/times" | sort
 
+corpus=${CRDKIT_CORPUS:-../shared/corpus}
+echo "== one document against the $(grep -rl '^kind: CustomResourceDefinition' "$corpus/crds" | wc -l) files of corpus CRDs ($corpus/crds), wall s: the first run, then the median of 10, load: $(cut -d' ' -f1-3 /proc/loadavg)"
+cp -r "$corpus/crds" "$work/one-crds" # a copy the runs have not read yet
+for obj in argo-rollouts/rollout-canary.yaml cert-manager/issuers.valid.yaml prometheus-operator/prometheus.yaml; do
+  one=("$work/crdkit" validate --crds "$work/one-crds" "$corpus/objects/$obj")
+  /usr/bin/time -f "%e" -o "$work/time" "${one[@]}" > /dev/null 2>&1 || true
+  first=$(tail -n 1 "$work/time")
+  for i in $(seq 10); do
+    /usr/bin/time -f "%e %U" -o "$work/time" "${one[@]}" > /dev/null 2>&1 || true
+    tail -n 1 "$work/time"
+  done | sort -n | awk -v o="$obj" -v f="$first" '{ w[NR] = $1; u[NR] = $2 } END { printf "%s: first %.3f s, median %.3f s wall (user %.3f s)\n", o, f, (w[5] + w[6]) / 2, (u[5] + u[6]) / 2 }'
+done
+
 echo "== verdicts (accepted or refused, per object file)"
 (cd benchmarks && go run ./cmd/cliverdicts "$work/crdkit.out" "$work/kubectl-validate.out")

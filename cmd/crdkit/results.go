@@ -29,6 +29,10 @@ func newResultWriter(w io.Writer, format string) *resultWriter {
 
 func (rw *resultWriter) write(r objectResult) {
 	defer func() { rw.n++ }()
+	objectJSON := r.objectJSON
+	if objectJSON != nil && rw.format == "json" {
+		r.Object = nil // written from objectJSON, after the other fields
+	}
 	var v any = r
 	if r.NotChecked {
 		v = notCheckedResult{File: r.File, Index: r.Index, Path: r.Path, APIVersion: r.APIVersion, Kind: r.Kind,
@@ -42,6 +46,9 @@ func (rw *resultWriter) write(r objectResult) {
 		rw.buf.Reset()
 		_ = rw.enc.Encode(v)
 		b := bytes.TrimRight(rw.buf.Bytes(), "\n")
+		if objectJSON != nil {
+			b = spliceObject(b, objectJSON)
+		}
 		if rw.n == 0 {
 			fmt.Fprint(rw.w, "{\n  \"results\": [\n    ")
 		} else {
@@ -82,6 +89,18 @@ func (rw *resultWriter) write(r objectResult) {
 			}
 		}
 	}
+}
+
+// spliceObject puts "object" (its encoding) last in a result encoded
+// without it, where the encoder puts it: the fields after it are empty in
+// a checked result (see objectResult).
+func spliceObject(b, objectJSON []byte) []byte {
+	const end = "\n    }"
+	out := make([]byte, 0, len(b)+len(objectJSON)+24)
+	out = append(out, bytes.TrimSuffix(b, []byte(end))...)
+	out = append(out, ",\n      \"object\": "...)
+	out = append(out, objectJSON...)
+	return append(out, end...)
 }
 
 // close ends the document.

@@ -51,6 +51,9 @@ type objectResult struct {
 	NotChecked bool `json:"notChecked,omitempty"`
 
 	note string // a line of explanation for the text output, not the server's
+	// objectJSON is Object as -o json writes it (appendIndentedJSON),
+	// encoded on the worker that checked it; nil when not.
+	objectJSON []byte
 }
 
 // notCheckedResult is how a document no CRD serves is written: no allowed,
@@ -187,6 +190,11 @@ func validate(args []string, stdout, stderr io.Writer) int {
 	var sum summary
 	sum.files = checkAllWith(paths, *workers, stderr, &status, reg.isList, func(d docs.Doc) outcome {
 		r, err := validateDoc(reg, d, opts)
+		if *out == "json" && r.Object != nil && !r.NotChecked {
+			if js, ok := appendIndentedJSON(nil, r.Object, "      "); ok {
+				r.objectJSON = js
+			}
+		}
 		return outcome{r: r, err: err}
 	}, func(o outcome) {
 		progress.tick()
