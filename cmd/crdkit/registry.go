@@ -36,6 +36,11 @@ type registry struct {
 	// unreadable are the errors of --crds documents whose head could not
 	// be read (invalid YAML): see loadRegistry's lenient.
 	unreadable []error
+	// kept holds the contents of inputs read while registering, by path,
+	// up to keptBudget bytes in all, so that the inputs' reader need not
+	// read them again (read).
+	kept     sync.Map
+	keptSize atomic.Int64
 
 	// The background compilation (prefetch).
 	stop      chan struct{}
@@ -338,6 +343,7 @@ func loadRegistryWith(crds, inputs []string, stderr io.Writer, lenient bool) (*r
 		type found struct {
 			crd   *crdFile
 			hints []string
+			data  []byte // kept for the inputs' reader (reg.read)
 			err   error
 		}
 		out := make([]found, len(files))
@@ -351,11 +357,15 @@ func loadRegistryWith(crds, inputs []string, stderr io.Writer, lenient bool) (*r
 			if withHints {
 				out[j].hints = typeMetaHints(f.Path, data)
 			}
-			if !bytes.Contains(data, []byte("CustomResourceDefinition")) {
-				return // no CRD here: spare the YAML conversion
-			}
-			if f.Path != docs.Stdin {
+			crds := bytes.Contains(data, []byte("CustomResourceDefinition"))
+			if f.Path != docs.Stdin && (crds || withHints && reg.keep(len(data))) {
 				data = bytes.Clone(data) // the documents keep slices of it
+				if withHints {
+					out[j].data = data
+				}
+			}
+			if !crds {
+				return // no CRD here: spare the YAML conversion
 			}
 			out[j].crd = &crdFile{path: f.Path, data: data}
 		}
@@ -369,7 +379,10 @@ func loadRegistryWith(crds, inputs []string, stderr io.Writer, lenient bool) (*r
 			bufs.Put(buf)
 		})
 		seen := map[string]bool{}
-		for _, o := range out {
+		for j, o := range out {
+			if o.data != nil {
+				reg.kept.Store(files[j].Path, o.data)
+			}
 			if o.err != nil {
 				errs[i] = append(errs[i], o.err)
 				continue
@@ -734,6 +747,29 @@ func yamlTypeMeta(b []byte) (apiVersion, kind string) {
 		}
 	}
 	return
+}
+
+// keptBudget bounds the input bytes the registry keeps for the inputs'
+// reader: the first inputs are read once, the others twice, so that memory
+// stays flat in the number of documents.
+const keptBudget = 8 << 20
+
+// keep reserves n bytes of the budget.
+func (r *registry) keep(n int) bool {
+	if r.keptSize.Add(int64(n)) <= keptBudget {
+		return true
+	}
+	r.keptSize.Add(-int64(n))
+	return false
+}
+
+// read returns an input's contents: those kept while registering (handed
+// over once), else read from the file.
+func (r *registry) read(path string) ([]byte, error) {
+	if data, ok := r.kept.LoadAndDelete(path); ok {
+		return data.([]byte), nil
+	}
+	return docs.ReadFile(path)
 }
 
 // readReusing reads a file into *buf, reusing its memory: the registry

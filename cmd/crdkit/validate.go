@@ -223,7 +223,7 @@ func validate(args []string, stdout, stderr io.Writer) int {
 		if !quiet || !o.r.NotChecked && !o.r.Allowed {
 			w.write(o.r)
 		}
-	}, true)
+	}, checkOptions{uncheckedJSON: true, read: reg.read})
 	for _, err := range reg.unreadable {
 		// A --crds document that could not be read may have been the CRD
 		// of a document that found none: then it is an error; else no
@@ -293,17 +293,30 @@ type chunkOutcome struct {
 // its file, CRDs included; the items of a List share its Index. Read
 // errors set *status to 2. It returns the number of files.
 func checkAll(inputs []string, workers int, stderr io.Writer, status *int, isList func(apiVersion, kind string) bool, check func(docs.Doc) outcome, emit func(outcome)) int {
-	return checkAllWith(inputs, workers, stderr, status, isList, check, emit, false)
+	return checkAllWith(inputs, workers, stderr, status, isList, check, emit, checkOptions{})
 }
 
-// checkAllWith is checkAll; with uncheckedJSON, a document that starts
+// checkOptions change checkAllWith.
+type checkOptions struct {
+	// uncheckedJSON: see checkAllWith.
+	uncheckedJSON bool
+	// read reads an input (docs.ReadFile when nil).
+	read func(path string) ([]byte, error)
+}
+
+// checkAllWith is checkAll with opts; with uncheckedJSON, a document that starts
 // with "{" is handed to check as it is, without checking that it is JSON
 // (docs.Chunk.ConvertUnchecked), and checked again from what
 // docs.Chunk.Convert gives when any of its outcomes is an error or not
 // allowed and Convert gives other bytes: an accepted object was valid
 // JSON, so it is what Convert would have given. check must then be free
 // of side effects (validate's is).
-func checkAllWith(inputs []string, workers int, stderr io.Writer, status *int, isList func(apiVersion, kind string) bool, check func(docs.Doc) outcome, emit func(outcome), uncheckedJSON bool) int {
+func checkAllWith(inputs []string, workers int, stderr io.Writer, status *int, isList func(apiVersion, kind string) bool, check func(docs.Doc) outcome, emit func(outcome), opts checkOptions) int {
+	uncheckedJSON := opts.uncheckedJSON
+	read := opts.read
+	if read == nil {
+		read = docs.ReadFile
+	}
 	files, err := docs.Files(inputs)
 	if err != nil {
 		fmt.Fprintf(stderr, "crdkit: %v\n", err)
@@ -380,7 +393,7 @@ func checkAllWith(inputs []string, workers int, stderr io.Writer, status *int, i
 		pending <- done
 	}
 	for _, f := range files {
-		data, err := docs.ReadFile(f.Path)
+		data, err := read(f.Path)
 		if err != nil {
 			send(outcome{err: err})
 			continue
