@@ -81,7 +81,7 @@ awk '
   }' "$work/times" | sort
 
 corpus=${CRDKIT_CORPUS:-../shared/corpus}
-echo "== one document against the $(grep -rl '^kind: CustomResourceDefinition' "$corpus/crds" | wc -l) files of corpus CRDs ($corpus/crds), wall s: the first run, then the median of 10, load: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "== one document against the $(grep -rh '^kind: CustomResourceDefinition' "$corpus/crds" | wc -l) corpus CRDs ($corpus/crds), wall s: the first run, then the median of 10, load: $(cut -d' ' -f1-3 /proc/loadavg)"
 cp -r "$corpus/crds" "$work/one-crds" # a copy the runs have not read yet
 for obj in argo-rollouts/rollout-canary.yaml cert-manager/issuers.valid.yaml prometheus-operator/prometheus.yaml; do
   one=("$work/crdkit" validate --crds "$work/one-crds" "$corpus/objects/$obj")
