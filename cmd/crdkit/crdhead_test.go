@@ -163,7 +163,7 @@ func TestValidateUnreadableCRD(t *testing.T) {
 	const broken = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nspec: [unclosed\n"
 	// The CronTab CRD with a YAML error in its schema, under its head.
 	brokenCronTab := strings.Replace(string(crd), "openAPIV3Schema:", "openAPIV3Schema:\n          bad: [unclosed", 1)
-	cm := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n"
+	cm := "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: x\n" // neither a CRD's kind nor built-in
 	for _, tc := range []struct {
 		name    string
 		crds    []string // files of the --crds directory

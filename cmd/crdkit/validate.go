@@ -17,6 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/crdkit/crdkit"
+	"github.com/crdkit/crdkit/builtin"
 	"github.com/crdkit/crdkit/internal/docs"
 )
 
@@ -37,9 +38,15 @@ type objectResult struct {
 	Kind       string `json:"kind"`
 	Namespace  string `json:"namespace,omitempty"`
 	Name       string `json:"name"`
+	// Line is the document's first line in its file (the List's, for an
+	// item of a List).
+	Line int `json:"line,omitempty"`
 	// Checked is false only for a document no CRD serves, which is written
 	// as a notCheckedResult.
-	Checked  bool           `json:"checked"`
+	Checked bool `json:"checked"`
+	// Checks is "decode" for a document of a built-in kind: only the
+	// server's decoding and metadata checks were made (see builtin.Check).
+	Checks   string         `json:"checks,omitempty"`
 	Allowed  bool           `json:"allowed"`
 	Code     int32          `json:"code"`
 	Reason   string         `json:"reason,omitempty"`
@@ -47,13 +54,21 @@ type objectResult struct {
 	Causes   []cause        `json:"causes,omitempty"`
 	Warnings []string       `json:"warnings,omitempty"`
 	Object   map[string]any `json:"object,omitempty"`
-	// NotChecked marks a document no CRD serves (without --require-crd).
+	// NotChecked marks a document no CRD serves (without --require-crd),
+	// or one of a kind --skip names (then Skipped too).
 	NotChecked bool `json:"notChecked,omitempty"`
+	Skipped    bool `json:"skipped,omitempty"`
+	// Rejected marks a document of a kind --reject names, written as a
+	// rejectedResult.
+	Rejected bool `json:"rejected,omitempty"`
 
 	note string // a line of explanation for the text output, not the server's
 	// objectJSON is Object as -o json writes it (appendIndentedJSON),
 	// encoded on the worker that checked it; nil when not.
 	objectJSON []byte
+	// noFieldLines: the causes' fields do not name the document's paths
+	// (lint's, which name the schema spec.validation.openAPIV3Schema).
+	noFieldLines bool
 }
 
 // notCheckedResult is how a document no CRD serves is written: no allowed,
@@ -66,8 +81,10 @@ type notCheckedResult struct {
 	Kind       string   `json:"kind"`
 	Namespace  string   `json:"namespace,omitempty"`
 	Name       string   `json:"name"`
+	Line       int      `json:"line,omitempty"`
 	Checked    bool     `json:"checked"`
 	NotChecked bool     `json:"notChecked"` // kept from the first output format
+	Skipped    bool     `json:"skipped,omitempty"`
 	Message    string   `json:"message"`
 	Warnings   []string `json:"warnings,omitempty"`
 }
@@ -82,7 +99,9 @@ func (r *objectResult) location() string {
 }
 
 const validateHelp = `usage: crdkit validate [--crds FILE|DIR]... [-n NAMESPACE] [--field-validation Strict|Warn|Ignore]
-                       [--old LIVE [--subresource status]] [--require-crd] [-q] [-o text|json|yaml] FILE|DIR|-...
+                       [--old LIVE [--subresource status]] [--require-crd] [-q]
+                       [--skip KIND,...] [--reject KIND,...]
+                       [-o text|json|yaml|junit|tap|sarif|github] FILE|DIR|-...
 
 Checks each object document (YAML, multi-document YAML or JSON; "-" reads
 standard input) against the CRD that serves its apiVersion and kind, as a
@@ -107,8 +126,33 @@ an object needs them; a --crds document that is not valid YAML is a
 warning when no object needed it, see docs/output.md) and from the inputs
 (all compiled: one the server would refuse fails the run). An object
 whose group and kind a CRD defines, at a version it does not serve, is
-refused with the server's 404. Documents no CRD serves (Deployments,
-ConfigMaps...) are reported as not checked.
+refused with the server's 404.
+
+Documents of Kubernetes' own kinds (apps/v1 Deployment, StatefulSet,
+DaemonSet, ReplicaSet, ControllerRevision; v1 Service, ConfigMap, Secret,
+Pod, ServiceAccount, Namespace, PersistentVolumeClaim, PersistentVolume,
+LimitRange, ResourceQuota, ReplicationController, PodTemplate; batch/v1 Job,
+CronJob; networking.k8s.io/v1 Ingress, IngressClass, NetworkPolicy;
+rbac.authorization.k8s.io/v1 Role, ClusterRole, RoleBinding,
+ClusterRoleBinding; policy/v1 PodDisruptionBudget; autoscaling/v2 and v1
+HorizontalPodAutoscaler; storage.k8s.io/v1 StorageClass;
+scheduling.k8s.io/v1 PriorityClass; node.k8s.io/v1 RuntimeClass;
+coordination.k8s.io/v1 Lease; discovery.k8s.io/v1 EndpointSlice;
+admissionregistration.k8s.io/v1 ValidatingWebhookConfiguration,
+MutatingWebhookConfiguration) get decode-level checks ("checks":
+"decode" in -o json): the server's decoder (unknown, duplicate and mistyped
+fields, in its words) and metadata checks (name by the kind's rule, labels,
+annotations, namespace...), always as creates. The server's own validation
+of the kind (a Deployment's selector against its template...) is not run.
+These kinds at a version Kubernetes 1.37 no longer serves (extensions/v1beta1
+Ingress, batch/v1beta1 CronJob...) get the server's 404. Documents of other
+kinds no CRD serves are reported as not checked.
+
+--skip and --reject take kinds as kubeconform's -skip and -reject do,
+comma-separated: Kind (any apiVersion) or apiVersion/Kind (v1/ConfigMap,
+apps/v1/Deployment). A document of a skipped kind is not checked, even if a
+CRD serves it; one of a rejected kind is refused (exit 1) without being
+checked, a crdkit verdict with no server code. --skip wins over --reject.
 
 With --old, a document whose live counterpart is in LIVE (objects as kubectl
 get -o json|yaml prints them, Lists too; same API group, kind and name, and
@@ -128,15 +172,24 @@ document no CRD serves has "checked": false and no "allowed" or "code". A
 summary line goes to standard error: how many objects were accepted,
 refused, not checked, and how long it took. -q prints only the refusals.
 
+For CI, the same results as reports, each at its file and line (the
+document's first): -o junit (JUnit XML: a testcase per object, a failure
+with the server's message and causes), -o tap (TAP version 13), -o sarif
+(SARIF 2.1.0, for GitHub code scanning: a result per problem, rule ids from
+the server's cause types and reasons) and -o github (GitHub Actions
+::error and ::warning annotations). Errors that would only go to standard
+error (YAML syntax errors) are in the reports too.
+
 Exit status: 0 when every checked object is accepted, 1 when any is refused,
 2 on usage or load errors (unreadable files, YAML errors with file and line,
 a directory without YAML or JSON files, CRDs the server would refuse, and
-with --require-crd documents no CRD serves).
+with --require-crd documents no CRD serves, built-in kinds apart).
 
 Examples:
   crdkit validate examples/crontab/
   crdkit validate --crds examples/crontab examples/objects/ -o json
   crdkit validate --field-validation Warn --crds examples/crontab examples/objects/
+  crdkit validate --crds crds/ -o junit manifests/ > report.xml
   kubectl get crontabs -A -o yaml | crdkit validate --crds crds/ -
   kubectl get crontabs -A -o json > live.json
   crdkit validate --crds examples/crontab --old live.json changed/
@@ -148,13 +201,16 @@ func validate(args []string, stdout, stderr io.Writer) int {
 	var crds listFlag
 	fs.Var(&crds, "crds", "a CRD file or directory (repeatable); CRDs among the inputs are used too")
 	fv := fs.String("field-validation", "Strict", "Strict, Warn or Ignore (the server's fieldValidation; Strict is kubectl apply's default)")
-	out := fs.String("o", "text", "output format: text, json or yaml")
+	out := fs.String("o", "text", "output format: text, json, yaml, or a CI report: junit (JUnit XML), tap (TAP 13), sarif (SARIF 2.1.0, GitHub code scanning), github (GitHub Actions annotations)")
 	ns := namespaceFlag(fs.FlagSet)
-	requireCRD := fs.Bool("require-crd", false, "fail (exit 2) on documents no CRD serves, instead of reporting them as not checked")
+	requireCRD := fs.Bool("require-crd", false, "fail (exit 2) on documents no CRD serves (built-in kinds apart, which get decode-level checks), instead of reporting them as not checked")
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "documents checked at once")
 	var old listFlag
 	fs.Var(&old, "old", "live objects (a file or directory, repeatable; objects as kubectl get -o json|yaml prints them, Lists too): a document with a live counterpart is checked as a dry-run update of it")
 	subresource := fs.String("subresource", "", `with --old: "status" checks updates as PUTs to the status subresource`)
+	var skip, reject listFlag
+	fs.Var(&skip, "skip", "kinds not to check, comma-separated (repeatable), as kubeconform's -skip: Kind, or apiVersion/Kind (v1/ConfigMap, apps/v1/Deployment)")
+	fs.Var(&reject, "reject", "kinds to refuse without checking them, comma-separated (repeatable), as kubeconform's -reject: Kind or apiVersion/Kind; --skip wins")
 	var quiet bool
 	fs.BoolVar(&quiet, "q", false, "print only the refused objects (and errors); the summary line still goes to standard error")
 	fs.BoolVar(&quiet, "quiet", false, "the same as -q")
@@ -168,14 +224,18 @@ func validate(args []string, stdout, stderr io.Writer) int {
 		return fs.usageError(stderr, "no FILE, DIR or - given")
 	case mode != crdkit.Ignore && mode != crdkit.Warn && mode != crdkit.Strict:
 		return fs.usageError(stderr, "--field-validation must be Strict, Warn or Ignore, not %q", *fv)
-	case !oneOf(*out, "text", "json", "yaml"):
-		return fs.usageError(stderr, "-o must be text, json or yaml, not %q", *out)
+	case !oneOf(*out, "text", "json", "yaml") && !oneOf(*out, reportFormats...):
+		return fs.usageError(stderr, "-o must be text, json, yaml, junit, tap, sarif or github, not %q", *out)
 	case *workers < 1:
 		return fs.usageError(stderr, "--workers must be at least 1")
 	case *subresource != "" && *subresource != "status":
 		return fs.usageError(stderr, "--subresource must be status, not %q", *subresource)
 	case *subresource != "" && len(old) == 0:
 		return fs.usageError(stderr, "--subresource needs --old")
+	}
+	kinds, err := newKindFilter(skip, reject)
+	if err != nil {
+		return fs.usageError(stderr, "%v", err)
 	}
 	reg, status := loadRegistryWith(crds, paths, stderr, true)
 	defer reg.close()
@@ -184,11 +244,17 @@ func validate(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "crdkit: %v\n", err)
 		return 2
 	}
-	opts := validateOptions{create: crdkit.CreateOptions{FieldValidation: mode, Namespace: *ns, ManagedFields: crdkit.ManagedFields{Omit: true}}, live: live, status: *subresource == "status"}
+	opts := validateOptions{builtins: sync.OnceValue(builtin.New), create: crdkit.CreateOptions{FieldValidation: mode, Namespace: *ns, ManagedFields: crdkit.ManagedFields{Omit: true}}, live: live, status: *subresource == "status"}
 	w := newResultWriter(stdout, *out)
 	progress := newProgress(stderr)
 	var sum summary
+	sum.kinds = !kinds.empty()
 	sum.files = checkAllWith(paths, *workers, stderr, &status, reg.isList, func(d docs.Doc) outcome {
+		if !kinds.empty() {
+			if r, ok := kinds.apply(d); ok {
+				return outcome{r: r}
+			}
+		}
 		r, err := validateDoc(reg, d, opts)
 		if *out == "json" && r.Object != nil && !r.NotChecked {
 			if js, ok := appendIndentedJSON(nil, r.Object, "      "); ok {
@@ -199,6 +265,13 @@ func validate(args []string, stdout, stderr io.Writer) int {
 	}, func(o outcome) {
 		progress.tick()
 		switch {
+		case o.r.Skipped:
+			sum.skipped++
+		case o.r.Rejected:
+			sum.rejected++
+			if status == 0 {
+				status = 1
+			}
 		case errors.Is(o.err, errNoCRD) && !*requireCRD:
 			sum.unserved++
 			o.r.NotChecked, o.r.Checked = true, false
@@ -209,6 +282,7 @@ func validate(args []string, stdout, stderr io.Writer) int {
 				sum.unserved++
 			}
 			fmt.Fprintf(stderr, "crdkit: %v\n", o.err)
+			w.fail(o.err)
 			sum.errors++
 			status = 2
 			return
@@ -220,7 +294,7 @@ func validate(args []string, stdout, stderr io.Writer) int {
 		default:
 			sum.accepted++
 		}
-		if !quiet || !o.r.NotChecked && !o.r.Allowed {
+		if !quiet || !o.r.NotChecked && !o.r.Allowed || w.all() {
 			w.write(o.r)
 		}
 	}, checkOptions{uncheckedJSON: true, read: reg.read})
@@ -237,6 +311,7 @@ func validate(args []string, stdout, stderr io.Writer) int {
 	}
 	for _, err := range reg.unusedRefusals() {
 		fmt.Fprintf(stderr, "crdkit: %v\n", err)
+		w.fail(err)
 		status = 2
 	}
 	progress.done()
@@ -249,17 +324,23 @@ func validate(args []string, stdout, stderr io.Writer) int {
 // summary counts validate's results for its last line on standard error.
 type summary struct {
 	accepted, refused, notChecked, errors, files int
-	unserved                                     int // documents no CRD serves
+	unserved                                     int  // documents no CRD serves
+	skipped, rejected                            int  // --skip, --reject
+	kinds                                        bool // either given: the line counts them
 	took                                         time.Duration
 }
 
 func (s summary) String() string {
 	took := s.took.Round(time.Millisecond)
-	if s.accepted+s.refused+s.notChecked+s.errors == 0 {
+	if s.accepted+s.refused+s.notChecked+s.errors+s.skipped+s.rejected == 0 {
 		return fmt.Sprintf("crdkit: nothing checked: no object documents in %s (%v)", plural(s.files, "file"), took)
 	}
-	return fmt.Sprintf("crdkit: %s checked (%d accepted, %d refused), %d not checked, %s, in %s (%v)",
-		plural(s.accepted+s.refused, "object"), s.accepted, s.refused, s.notChecked, plural(s.errors, "error"), plural(s.files, "file"), took)
+	kinds := ""
+	if s.kinds {
+		kinds = fmt.Sprintf(", %d skipped, %d rejected", s.skipped, s.rejected)
+	}
+	return fmt.Sprintf("crdkit: %s checked (%d accepted, %d refused), %d not checked%s, %s, in %s (%v)",
+		plural(s.accepted+s.refused, "object"), s.accepted, s.refused, s.notChecked, kinds, plural(s.errors, "error"), plural(s.files, "file"), took)
 }
 
 func plural(n int, noun string) string {
@@ -452,6 +533,40 @@ type validateOptions struct {
 	create crdkit.CreateOptions
 	live   liveSet // --old
 	status bool    // --subresource status
+	// builtins checks documents of Kubernetes' own kinds (built on first
+	// use); nil: they are not checked.
+	builtins func() *builtin.Checker
+}
+
+// validateBuiltin answers for a document of a built-in kind what the
+// server's decoder and metadata checks answer (see builtin.Check); the
+// kind's own validation is not run, and the result says so.
+func validateBuiltin(c *builtin.Checker, d docs.Doc, r objectResult, opts crdkit.CreateOptions) objectResult {
+	r.Checks = builtin.Checks
+	res := c.Check(d.JSON, r.APIVersion, r.Kind, builtin.Options{FieldValidation: string(opts.FieldValidation), Namespace: opts.Namespace})
+	st := res.Status()
+	r.Warnings = res.Warnings
+	if len(d.Warnings) > 0 && opts.FieldValidation != crdkit.Ignore && !(st != nil && st.Code == http.StatusBadRequest && strings.Contains(st.Message, " cannot be handled as a ")) {
+		r.Warnings = append(append([]string{}, d.Warnings...), res.Warnings...)
+	}
+	if st != nil {
+		r.Code, r.Reason, r.Message = st.Code, string(st.Reason), st.Message
+		if st.Details != nil {
+			for _, c := range st.Details.Causes {
+				r.Causes = append(r.Causes, cause{Field: c.Field, Reason: string(c.Type), Message: c.Message})
+			}
+		}
+		r.note = builtinNote(r.Kind)
+		return r
+	}
+	r.Allowed, r.Namespace, r.Name = true, res.Namespace, res.Name
+	r.Message = builtinNote(r.Kind)
+	return r
+}
+
+// builtinNote says what a built-in kind's result covers.
+func builtinNote(kind string) string {
+	return fmt.Sprintf("decode-level checks only: the server's decoding (unknown, duplicate and mistyped fields) and metadata checks; its own validation of the %s is not run", kind)
 }
 
 // validateDoc answers for one object document what a dry-run create with
@@ -493,9 +608,24 @@ func decodeTypeMeta(js []byte) typeMeta {
 // validateTyped is validateDoc for a document of type meta tm.
 func validateTyped(reg *registry, d docs.Doc, vopts validateOptions, tm typeMeta) (objectResult, error) {
 	opts := vopts.create
-	r := objectResult{File: d.File, Index: d.Index, Path: d.Path, Checked: true}
+	r := objectResult{File: d.File, Index: d.Index, Line: d.Line, Path: d.Path, Checked: true}
 	r.APIVersion, r.Kind, r.Name, r.Namespace = tm.APIVersion, tm.Kind, tm.Metadata.Name, tm.Metadata.Namespace
 	v, err := reg.version(tm.APIVersion, tm.Kind)
+	if errors.Is(err, errNoCRD) && vopts.builtins != nil {
+		c := vopts.builtins()
+		if c.Serves(tm.APIVersion, tm.Kind) {
+			return validateBuiltin(c, d, r, opts), nil
+		}
+		if served := c.Versions(groupOf(tm.APIVersion), tm.Kind); len(served) > 0 {
+			// A built-in kind at a version the server no longer serves:
+			// its 404, as client-go reports it (see unservedError).
+			r.Checks = builtin.Checks
+			r.Code, r.Reason, r.Message = http.StatusNotFound, string(metav1.StatusReasonNotFound), "the server could not find the requested resource"
+			r.Causes = []cause{{Reason: string(metav1.CauseTypeUnexpectedServerResponse), Message: "404 page not found"}}
+			r.note = fmt.Sprintf("Kubernetes 1.37 does not serve %s %s; it serves %s", tm.APIVersion, tm.Kind, strings.Join(served, ", "))
+			return r, nil
+		}
+	}
 	if errors.Is(err, errNoCRD) {
 		r.Warnings = d.Warnings
 		where := ""
