@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/pprof"
 	"strings"
 )
 
@@ -82,6 +83,15 @@ Examples:
 }
 
 func main() {
+	if p := os.Getenv("CRDKIT_CPUPROFILE"); p != "" {
+		// A CPU profile of the run, for go tool pprof (BENCHMARKS.md).
+		if f, err := os.Create(p); err == nil && pprof.StartCPUProfile(f) == nil {
+			code := run(os.Args[1:], os.Stdout, os.Stderr)
+			pprof.StopCPUProfile()
+			f.Close()
+			os.Exit(code)
+		}
+	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 

@@ -49,6 +49,10 @@ func (rw *resultWriter) write(r objectResult) {
 		return
 	}
 	defer func() { rw.n++ }()
+	objectJSON := r.objectJSON
+	if objectJSON != nil && rw.format == "json" {
+		r.Object = nil // written from objectJSON, after the other fields
+	}
 	var v any = r
 	switch {
 	case r.NotChecked:
@@ -71,6 +75,9 @@ func (rw *resultWriter) write(r objectResult) {
 		rw.buf.Reset()
 		_ = rw.enc.Encode(v)
 		b := bytes.TrimRight(rw.buf.Bytes(), "\n")
+		if objectJSON != nil {
+			b = spliceObject(b, objectJSON)
+		}
 		if rw.n == 0 {
 			fmt.Fprint(rw.w, "{\n  \"results\": [\n    ")
 		} else {
@@ -113,6 +120,18 @@ func (rw *resultWriter) write(r objectResult) {
 			}
 		}
 	}
+}
+
+// spliceObject puts "object" (its encoding) last in a result encoded
+// without it, where the encoder puts it: the fields after it are empty in
+// a checked result (see objectResult).
+func spliceObject(b, objectJSON []byte) []byte {
+	const end = "\n    }"
+	out := make([]byte, 0, len(b)+len(objectJSON)+24)
+	out = append(out, bytes.TrimSuffix(b, []byte(end))...)
+	out = append(out, ",\n      \"object\": "...)
+	out = append(out, objectJSON...)
+	return append(out, end...)
 }
 
 // close ends the document.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -8,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -61,6 +63,9 @@ type objectResult struct {
 	Rejected bool `json:"rejected,omitempty"`
 
 	note string // a line of explanation for the text output, not the server's
+	// objectJSON is Object as -o json writes it (appendIndentedJSON),
+	// encoded on the worker that checked it; nil when not.
+	objectJSON []byte
 	// noFieldLines: the causes' fields do not name the document's paths
 	// (lint's, which name the schema spec.validation.openAPIV3Schema).
 	noFieldLines bool
@@ -116,8 +121,10 @@ crdkit warns about it in the server's words for a YAML body ("line 5: key
 "image" already set in map", the line counted from the document's first).
 
 Namespaced objects without a namespace get -n's, else "default". CRDs are
-taken from --crds (compiled only when an object needs them) and from the
-inputs (all compiled: one the server would refuse fails the run). An object
+taken from --crds (read by their head, converted and compiled only when
+an object needs them; a --crds document that is not valid YAML is a
+warning when no object needed it, see docs/output.md) and from the inputs
+(all compiled: one the server would refuse fails the run). An object
 whose group and kind a CRD defines, at a version it does not serve, is
 refused with the server's 404.
 
@@ -230,7 +237,7 @@ func validate(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fs.usageError(stderr, "%v", err)
 	}
-	reg, status := loadRegistry(crds, paths, stderr)
+	reg, status := loadRegistryWith(crds, paths, stderr, true)
 	defer reg.close()
 	live, err := loadLive(old)
 	if err != nil {
@@ -242,13 +249,18 @@ func validate(args []string, stdout, stderr io.Writer) int {
 	progress := newProgress(stderr)
 	var sum summary
 	sum.kinds = !kinds.empty()
-	sum.files = checkAll(paths, *workers, stderr, &status, reg.isList, func(d docs.Doc) outcome {
+	sum.files = checkAllWith(paths, *workers, stderr, &status, reg.isList, func(d docs.Doc) outcome {
 		if !kinds.empty() {
 			if r, ok := kinds.apply(d); ok {
 				return outcome{r: r}
 			}
 		}
 		r, err := validateDoc(reg, d, opts)
+		if *out == "json" && r.Object != nil && !r.NotChecked {
+			if js, ok := appendIndentedJSON(nil, r.Object, "      "); ok {
+				r.objectJSON = js
+			}
+		}
 		return outcome{r: r, err: err}
 	}, func(o outcome) {
 		progress.tick()
@@ -261,10 +273,14 @@ func validate(args []string, stdout, stderr io.Writer) int {
 				status = 1
 			}
 		case errors.Is(o.err, errNoCRD) && !*requireCRD:
+			sum.unserved++
 			o.r.NotChecked, o.r.Checked = true, false
 			o.r.Message = fmt.Sprintf("not checked: no CRD serves apiVersion %q, kind %q", o.r.APIVersion, o.r.Kind)
 			sum.notChecked++
 		case o.err != nil:
+			if errors.Is(o.err, errNoCRD) {
+				sum.unserved++
+			}
 			fmt.Fprintf(stderr, "crdkit: %v\n", o.err)
 			w.fail(o.err)
 			sum.errors++
@@ -281,7 +297,18 @@ func validate(args []string, stdout, stderr io.Writer) int {
 		if !quiet || !o.r.NotChecked && !o.r.Allowed || w.all() {
 			w.write(o.r)
 		}
-	})
+	}, checkOptions{uncheckedJSON: true, read: reg.read})
+	for _, err := range reg.unreadable {
+		// A --crds document that could not be read may have been the CRD
+		// of a document that found none: then it is an error; else no
+		// object needed it, and it is a warning.
+		if sum.unserved > 0 {
+			fmt.Fprintf(stderr, "crdkit: %v\n", err)
+			status = 2
+			continue
+		}
+		fmt.Fprintf(stderr, "crdkit: warning: %v (not a CRD any object needed)\n", err)
+	}
 	for _, err := range reg.unusedRefusals() {
 		fmt.Fprintf(stderr, "crdkit: %v\n", err)
 		w.fail(err)
@@ -297,6 +324,7 @@ func validate(args []string, stdout, stderr io.Writer) int {
 // summary counts validate's results for its last line on standard error.
 type summary struct {
 	accepted, refused, notChecked, errors, files int
+	unserved                                     int  // documents no CRD serves
 	skipped, rejected                            int  // --skip, --reject
 	kinds                                        bool // either given: the line counts them
 	took                                         time.Duration
@@ -346,6 +374,30 @@ type chunkOutcome struct {
 // its file, CRDs included; the items of a List share its Index. Read
 // errors set *status to 2. It returns the number of files.
 func checkAll(inputs []string, workers int, stderr io.Writer, status *int, isList func(apiVersion, kind string) bool, check func(docs.Doc) outcome, emit func(outcome)) int {
+	return checkAllWith(inputs, workers, stderr, status, isList, check, emit, checkOptions{})
+}
+
+// checkOptions change checkAllWith.
+type checkOptions struct {
+	// uncheckedJSON: see checkAllWith.
+	uncheckedJSON bool
+	// read reads an input (docs.ReadFile when nil).
+	read func(path string) ([]byte, error)
+}
+
+// checkAllWith is checkAll with opts; with uncheckedJSON, a document that starts
+// with "{" is handed to check as it is, without checking that it is JSON
+// (docs.Chunk.ConvertUnchecked), and checked again from what
+// docs.Chunk.Convert gives when any of its outcomes is an error or not
+// allowed and Convert gives other bytes: an accepted object was valid
+// JSON, so it is what Convert would have given. check must then be free
+// of side effects (validate's is).
+func checkAllWith(inputs []string, workers int, stderr io.Writer, status *int, isList func(apiVersion, kind string) bool, check func(docs.Doc) outcome, emit func(outcome), opts checkOptions) int {
+	uncheckedJSON := opts.uncheckedJSON
+	read := opts.read
+	if read == nil {
+		read = docs.ReadFile
+	}
 	files, err := docs.Files(inputs)
 	if err != nil {
 		fmt.Fprintf(stderr, "crdkit: %v\n", err)
@@ -364,7 +416,29 @@ func checkAll(inputs []string, workers int, stderr io.Writer, status *int, isLis
 		go func() {
 			defer wg.Done()
 			for j := range jobs {
-				js, warnings, err := j.c.Convert()
+				var js []byte
+				var warnings []string
+				var unchecked bool
+				var err error
+				if uncheckedJSON {
+					js, warnings, unchecked, err = j.c.ConvertUnchecked()
+				} else {
+					js, warnings, err = j.c.Convert()
+				}
+				if unchecked {
+					d := docs.Doc{File: j.c.File, Line: j.c.Line, JSON: js}
+					outs := checkDoc(d, isList, check)
+					if !slices.ContainsFunc(outs, func(o outcome) bool { return o.err != nil || !o.r.Allowed }) {
+						j.done <- chunkOutcome{file: j.c.File, outs: outs, counts: true}
+						continue
+					}
+					js2, w2, err2 := j.c.Convert()
+					if err2 == nil && bytes.Equal(js2, js) && len(w2) == 0 {
+						j.done <- chunkOutcome{file: j.c.File, outs: outs, counts: true}
+						continue
+					}
+					js, warnings, err = js2, w2, err2
+				}
 				switch {
 				case err != nil:
 					j.done <- chunkOutcome{file: j.c.File, outs: []outcome{{r: objectResult{File: j.c.File}, err: err}}, counts: true}
@@ -400,7 +474,7 @@ func checkAll(inputs []string, workers int, stderr io.Writer, status *int, isLis
 		pending <- done
 	}
 	for _, f := range files {
-		data, err := docs.ReadFile(f.Path)
+		data, err := read(f.Path)
 		if err != nil {
 			send(outcome{err: err})
 			continue
@@ -498,17 +572,43 @@ func builtinNote(kind string) string {
 // validateDoc answers for one object document what a dry-run create with
 // opts answers, or a dry-run update when it has a live counterpart.
 func validateDoc(reg *registry, d docs.Doc, vopts validateOptions) (objectResult, error) {
+	tm, fast := scanTypeMeta(d.JSON)
+	if !fast {
+		tm = decodeTypeMeta(d.JSON)
+	}
+	r, err := validateTyped(reg, d, vopts, tm)
+	if fast && (err != nil || !r.Allowed) {
+		// The scan does not check the JSON: a document that is not
+		// (which is refused) is named as encoding/json names it.
+		if slow := decodeTypeMeta(d.JSON); slow != tm {
+			return validateTyped(reg, d, vopts, slow)
+		}
+	}
+	return r, err
+}
+
+// typeMeta is what validate reads of a document before checking it.
+type typeMeta struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Metadata   struct {
+		Name      string `json:"name"`
+		Namespace string `json:"namespace"`
+	} `json:"metadata"`
+}
+
+// decodeTypeMeta reads a document's type meta as encoding/json does (keys
+// matched without regard to case; nothing on invalid JSON).
+func decodeTypeMeta(js []byte) typeMeta {
+	var tm typeMeta
+	_ = json.Unmarshal(js, &tm)
+	return tm
+}
+
+// validateTyped is validateDoc for a document of type meta tm.
+func validateTyped(reg *registry, d docs.Doc, vopts validateOptions, tm typeMeta) (objectResult, error) {
 	opts := vopts.create
 	r := objectResult{File: d.File, Index: d.Index, Line: d.Line, Path: d.Path, Checked: true}
-	var tm struct {
-		APIVersion string `json:"apiVersion"`
-		Kind       string `json:"kind"`
-		Metadata   struct {
-			Name      string `json:"name"`
-			Namespace string `json:"namespace"`
-		} `json:"metadata"`
-	}
-	_ = json.Unmarshal(d.JSON, &tm)
 	r.APIVersion, r.Kind, r.Name, r.Namespace = tm.APIVersion, tm.Kind, tm.Metadata.Name, tm.Metadata.Namespace
 	v, err := reg.version(tm.APIVersion, tm.Kind)
 	if errors.Is(err, errNoCRD) && vopts.builtins != nil {
@@ -625,4 +725,133 @@ func serverNamespace(v *crdkit.Version, ns string) string {
 		return "default"
 	}
 	return ns
+}
+
+// scanTypeMeta reads a JSON document's type meta without decoding it: the
+// top-level "apiVersion" and "kind" and metadata's "name" and "namespace",
+// skipping every other value, as decodeTypeMeta reads them from valid
+// JSON. It reports false (decode instead) at anything it is not sure of:
+// escapes in a key or in a value it reads, a key that matches one of those
+// only without regard to case, a value of theirs that is not a string, a
+// metadata that is not an object. It does not check the rest of the JSON:
+// see validateDoc.
+func scanTypeMeta(b []byte) (tm typeMeta, ok bool) {
+	i := 0
+	ws := func() {
+		for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+			i++
+		}
+	}
+	// str reads a string without escapes at b[i] == '"'.
+	str := func() (string, bool) {
+		start := i + 1
+		for j := start; j < len(b); j++ {
+			switch b[j] {
+			case '\\':
+				return "", false
+			case '"':
+				i = j + 1
+				return string(b[start:j]), true
+			}
+		}
+		return "", false
+	}
+	// object reads the members of the object at b[i] == '{', calling
+	// member for each key with i at its value; member reports whether it
+	// read the value (else it is skipped).
+	var object func(member func(key string) (read, ok bool)) bool
+	object = func(member func(key string) (read, ok bool)) bool {
+		i++ // '{'
+		ws()
+		if i < len(b) && b[i] == '}' {
+			i++
+			return true
+		}
+		for {
+			ws()
+			if i >= len(b) || b[i] != '"' {
+				return false
+			}
+			key, ok := str()
+			if !ok {
+				return false
+			}
+			ws()
+			if i >= len(b) || b[i] != ':' {
+				return false
+			}
+			i++
+			ws()
+			if i >= len(b) {
+				return false
+			}
+			read, ok := member(key)
+			if !ok {
+				return false
+			}
+			if !read {
+				if b[i] == '"' {
+					for i++; i < len(b) && b[i] != '"'; i++ {
+						if b[i] == '\\' {
+							i++
+						}
+					}
+					i++
+				} else if !skipJSON(b, &i) {
+					return false
+				}
+			}
+			ws()
+			if i >= len(b) {
+				return false
+			}
+			switch b[i] {
+			case ',':
+				i++
+			case '}':
+				i++
+				return true
+			default:
+				return false
+			}
+		}
+	}
+	// field reads a string value into dst when key is name; a key that
+	// matches name only without regard to case fails the scan.
+	field := func(key, name string, dst *string) (matched, ok bool) {
+		if key != name {
+			return false, !strings.EqualFold(key, name)
+		}
+		if i >= len(b) || b[i] != '"' {
+			return true, false
+		}
+		v, ok := str()
+		*dst = v
+		return true, ok
+	}
+	ws()
+	if i >= len(b) || b[i] != '{' {
+		return tm, false
+	}
+	ok = object(func(key string) (bool, bool) {
+		if m, ok := field(key, "apiVersion", &tm.APIVersion); m || !ok {
+			return m, ok
+		}
+		if m, ok := field(key, "kind", &tm.Kind); m || !ok {
+			return m, ok
+		}
+		if key != "metadata" {
+			return false, !strings.EqualFold(key, "metadata")
+		}
+		if b[i] != '{' {
+			return true, false
+		}
+		return true, object(func(key string) (bool, bool) {
+			if m, ok := field(key, "name", &tm.Metadata.Name); m || !ok {
+				return m, ok
+			}
+			return field(key, "namespace", &tm.Metadata.Namespace)
+		})
+	})
+	return tm, ok
 }
