@@ -158,14 +158,11 @@ func parseProps(data []byte, dups bool) (*Props, error) {
 	return propsFrom(v, "", 0)
 }
 
-// checkNumbers refuses numbers that do not fit a float64, as decoding into
-// the server's types does, and adds the keys of v's objects to *keys.
+// checkNumbers adds the keys of v's objects to *keys. Numbers that do not
+// fit a float64 are refused where the server decodes them (numeric fields,
+// default, example, enum: numberError), not under keys it ignores.
 func checkNumbers(v any, keys *int) error {
 	switch t := v.(type) {
-	case json.Number:
-		if _, err := t.Float64(); err != nil {
-			return fmt.Errorf("json: cannot unmarshal number %s into a float64", string(t))
-		}
 	case []any:
 		for _, e := range t {
 			if err := checkNumbers(e, keys); err != nil {
@@ -181,6 +178,12 @@ func checkNumbers(v any, keys *int) error {
 		}
 	}
 	return nil
+}
+
+// numberError is the refusal of a number that does not fit a float64, as
+// decoding into the server's types refuses it.
+func numberError(n json.Number) error {
+	return fmt.Errorf("json: cannot unmarshal number %s into a float64", string(n))
 }
 
 // propsFrom builds Props from a decoded JSON value (numbers as
@@ -241,7 +244,7 @@ func propsFrom(v any, at string, depth int) (*Props, error) {
 			}
 			f, e := n.Float64()
 			if e != nil {
-				err = fmt.Errorf("%s.%s: %v", where(at), k, e)
+				err = numberError(n)
 				return
 			}
 			*dst = &f
@@ -252,6 +255,10 @@ func propsFrom(v any, at string, depth int) (*Props, error) {
 			n, ok := x.(json.Number)
 			if !ok {
 				err = typeError(at, k, "integer", x)
+				return
+			}
+			if _, e := n.Float64(); e != nil {
+				err = numberError(n)
 				return
 			}
 			i, e := n.Int64()
@@ -282,8 +289,10 @@ func propsFrom(v any, at string, depth int) (*Props, error) {
 		}
 	}
 	value := func(k string, dst **Value) {
-		if x, ok := m[k]; ok && x != nil {
-			*dst = &Value{V: plainValue(x)}
+		if x, ok := m[k]; ok && x != nil && err == nil {
+			if err = checkValueNumbers(x); err == nil {
+				*dst = &Value{V: plainValue(x)}
+			}
 		}
 	}
 	str("id", &p.ID)
@@ -325,6 +334,9 @@ func propsFrom(v any, at string, depth int) (*Props, error) {
 			return nil, typeError(at, "enum", "array", x)
 		}
 		for _, e := range l {
+			if err := checkValueNumbers(e); err != nil {
+				return nil, err
+			}
 			p.Enum = append(p.Enum, plainValue(e))
 		}
 	}
@@ -522,6 +534,30 @@ func propsOrBoolFrom(x any, at string, depth int) (*PropsOrBool, error) {
 		return &PropsOrBool{Allows: true, Schema: s}, nil
 	}
 	return nil, fmt.Errorf("%s: boolean or JSON schema expected", where(at))
+}
+
+// checkValueNumbers refuses a value (a default, an example, an enum
+// member) holding a number that does not fit a float64.
+func checkValueNumbers(v any) error {
+	switch t := v.(type) {
+	case json.Number:
+		if _, err := t.Float64(); err != nil {
+			return numberError(t)
+		}
+	case []any:
+		for _, e := range t {
+			if err := checkValueNumbers(e); err != nil {
+				return err
+			}
+		}
+	case map[string]any:
+		for _, e := range t {
+			if err := checkValueNumbers(e); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // plainValue converts json.Number values to int64 (integers that fit) or
