@@ -165,14 +165,17 @@ func (c *Client) encode(obj runtime.Object, gvk schema.GroupVersionKind) ([]byte
 // decodes it: an unstructured object keeps the kind it was asked for, a
 // typed object is reset first and left without apiVersion and kind.
 func decodeInto(m map[string]any, into runtime.Object) error {
+	return decodeKeepKind(m, into, false)
+}
+
+// decodeKeepKind is decodeInto; keep leaves a typed object's apiVersion and
+// kind as the answer sets them, as controller-runtime's unstructured client
+// does (it serves a request whose main object is unstructured).
+func decodeKeepKind(m map[string]any, into runtime.Object, keep bool) error {
 	data, err := json.Marshal(m)
 	if err != nil {
 		return err
 	}
-	return decodeJSONInto(data, into)
-}
-
-func decodeJSONInto(data []byte, into runtime.Object) error {
 	if u, ok := into.(runtime.Unstructured); ok {
 		gvk := u.GetObjectKind().GroupVersionKind()
 		if err := json.Unmarshal(data, into); err != nil {
@@ -191,7 +194,9 @@ func decodeJSONInto(data []byte, into runtime.Object) error {
 	if err := sigsjson.UnmarshalCaseSensitivePreserveInts(data, into); err != nil {
 		return err
 	}
-	into.GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{})
+	if !keep {
+		into.GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{})
+	}
 	return nil
 }
 
@@ -534,10 +539,13 @@ func (c *Client) finish(r *resource, v *crdkit.Version, k nsName, e *entry, res 
 	if res.Err != nil {
 		return res.Err
 	}
-	if res.Deleted {
+	if res.Deleted || (res.Err == nil && !res.Created && e != nil && terminatedWithoutFinalizers(res.Object)) {
 		out := runtime.DeepCopyJSON(res.Object)
+		// The server answers with the updated object at the revision it
+		// was read at; the DELETED event carries the object as it was
+		// last stored.
 		if !dry {
-			if err := c.remove(r, k, e, res.Object); err != nil {
+			if err := c.remove(r, k, e, nil); err != nil {
 				return err
 			}
 		}
@@ -548,7 +556,7 @@ func (c *Client) finish(r *resource, v *crdkit.Version, k nsName, e *entry, res 
 				md[f] = omd[f]
 			}
 		}
-		md["resourceVersion"] = strconv.FormatInt(c.rv, 10)
+		md["resourceVersion"] = strconv.FormatInt(e.rv, 10)
 		return decodeInto(out, obj)
 	}
 	if res.Created {
@@ -566,6 +574,17 @@ func (c *Client) finish(r *resource, v *crdkit.Version, k nsName, e *entry, res 
 		return decodeInto(out, obj)
 	}
 	return answer(v, ne, obj)
+}
+
+// terminatedWithoutFinalizers reports an object being deleted that an
+// update leaves without finalizers: the server deletes it.
+func terminatedWithoutFinalizers(obj map[string]any) bool {
+	md, _ := obj["metadata"].(map[string]any)
+	if md == nil || md["deletionTimestamp"] == nil {
+		return false
+	}
+	f, _ := md["finalizers"].([]any)
+	return len(f) == 0
 }
 
 // Patch implements client.Client.

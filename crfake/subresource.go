@@ -3,6 +3,7 @@ package crfake
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -43,6 +44,10 @@ func (s *subClient) Get(ctx context.Context, obj, subObj client.Object, opts ...
 	if isNil(subObj) {
 		return errNilObject
 	}
+	_, unstr := obj.(runtime.Unstructured)
+	if _, ok := subObj.(runtime.Unstructured); unstr && !ok {
+		return fmt.Errorf("unstructured client did not understand object: %T", subObj)
+	}
 	s.c.mu.Lock()
 	defer s.c.mu.Unlock()
 	k := r.key(obj.GetNamespace(), obj.GetName())
@@ -59,7 +64,7 @@ func (s *subClient) Get(ctx context.Context, obj, subObj client.Object, opts ...
 		if res.Err != nil {
 			return res.Err
 		}
-		return decodeInto(withServerFields(res.Object, live), subObj)
+		return decodeKeepKind(withServerFields(res.Object, live), subObj, unstr)
 	case "status":
 		if e == nil {
 			return s.notFound(r, obj.GetName())
@@ -109,9 +114,16 @@ func (s *subClient) Update(ctx context.Context, obj client.Object, opts ...clien
 	case "status":
 		return s.c.update(r, v, gvk, obj, "status", o.DryRun, uo)
 	case "scale":
-		body := runtime.Object(obj)
+		body := client.Object(obj)
 		if o.SubResourceBody != nil {
 			body = o.SubResourceBody
+		}
+		// As controller-runtime's clients do: the body names the object.
+		if body.GetName() == "" {
+			body.SetName(obj.GetName())
+		}
+		if body.GetNamespace() == "" {
+			body.SetNamespace(obj.GetNamespace())
 		}
 		data, err := json.Marshal(body)
 		if err != nil {
@@ -203,7 +215,8 @@ func (c *Client) scaleWrite(r *resource, v *crdkit.Version, obj client.Object, i
 	if ne.rv != 0 {
 		md["resourceVersion"] = strconv.FormatInt(ne.rv, 10)
 	}
-	return decodeInto(res.Object, into)
+	_, unstr := obj.(runtime.Unstructured)
+	return decodeKeepKind(res.Object, into, unstr)
 }
 
 func specReplicasPath(crd *crdkit.CRD, v *crdkit.Version) []string {
