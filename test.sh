@@ -67,8 +67,10 @@ if [ -s "$skips" ]; then
   mv "$skips.tmp" "$skips"
 fi
 
-echo "== crfake module (controller-runtime client over crdkit): go vet, go test -race"
-(cd crfake && go vet ./... && go test -race -count=1 -v ./... 2>&1 | gotest | tee -a "$log"; exit "${PIPESTATUS[0]}")
+echo "== crfake module and its example controller: go vet, go test -race"
+for m in crfake examples/crontab-controller; do
+  (cd "$m" && go vet ./... && go test -race -count=1 -v ./... 2>&1 | gotest | tee -a "$log"; exit "${PIPESTATUS[0]}")
+done
 
 echo "== conformance module (upstream packages and the real API server)"
 (cd conformance && go vet ./... && go test -count=1 -timeout 60m -v ./... 2>&1 | tee "$conflog" \
