@@ -57,6 +57,11 @@ type nsName struct{ ns, name string }
 type entry struct {
 	obj map[string]any
 	rv  int64
+
+	// reads caches the object as a GET at each version answers it (the
+	// entry never changes once stored); callers never modify them.
+	mu    sync.Mutex
+	reads map[*crdkit.Version]map[string]any
 }
 
 // resource is one CRD's objects.
@@ -172,6 +177,43 @@ func decodeInto(m map[string]any, into runtime.Object) error {
 // kind as the answer sets them, as controller-runtime's unstructured client
 // does (it serves a request whose main object is unstructured).
 func decodeKeepKind(m map[string]any, into runtime.Object, keep bool) error {
+	// Unstructured objects take a copy of the answer's values, which is
+	// what decoding its JSON would give them.
+	switch u := into.(type) {
+	case *unstructured.Unstructured:
+		if u == nil {
+			return errNilObject
+		}
+		gvk := u.GroupVersionKind()
+		u.Object = runtime.DeepCopyJSON(m)
+		if !gvk.Empty() {
+			u.SetGroupVersionKind(gvk)
+		}
+		return nil
+	case *unstructured.UnstructuredList:
+		if u == nil {
+			return errNilObject
+		}
+		gvk := u.GroupVersionKind()
+		u.Object = map[string]any{}
+		u.Items = nil
+		for k, v := range m {
+			if k == "items" {
+				items, _ := v.([]any)
+				u.Items = make([]unstructured.Unstructured, 0, len(items))
+				for _, it := range items {
+					im, _ := it.(map[string]any)
+					u.Items = append(u.Items, unstructured.Unstructured{Object: runtime.DeepCopyJSON(im)})
+				}
+				continue
+			}
+			u.Object[k] = runtime.DeepCopyJSONValue(v)
+		}
+		if !gvk.Empty() {
+			u.SetGroupVersionKind(gvk)
+		}
+		return nil
+	}
 	data, err := json.Marshal(m)
 	if err != nil {
 		return err
@@ -219,7 +261,20 @@ func (r *resource) key(ns, name string) nsName {
 
 // read returns the stored object as a GET at v answers it.
 func read(v *crdkit.Version, e *entry) (map[string]any, error) {
-	return v.Read(e.obj, crdkit.ReadOptions{Revision: e.rv})
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if got, ok := e.reads[v]; ok {
+		return got, nil
+	}
+	got, err := v.Read(e.obj, crdkit.ReadOptions{Revision: e.rv})
+	if err != nil {
+		return nil, err
+	}
+	if e.reads == nil {
+		e.reads = map[*crdkit.Version]map[string]any{}
+	}
+	e.reads[v] = got
+	return got, nil
 }
 
 // readLive returns the live object at v, nil when there is none.

@@ -131,6 +131,11 @@ func newClient(t *testing.T, objs ...client.Object) client.WithWatch {
 	return c
 }
 
+func newClientB() (*crfake.Client, error) {
+	return crfake.NewClientBuilder().WithScheme(newScheme()).WithCRDYAML([]byte(cronTabCRD)).
+		WithClock(func() time.Time { return t0 }).BuildClient()
+}
+
 func cronTab(name string) *CronTab {
 	return &CronTab{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"},
 		Spec: CronTabSpec{CronSpec: "* * * * */5", Image: "img:1"}}

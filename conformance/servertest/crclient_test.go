@@ -619,7 +619,7 @@ func normalize(lines []string) []string {
 
 // crfakeCRDs compiles the CRDs the server has: the seed CronTab and the
 // corpus.
-func crfakeCRDs(t *testing.T, b *installed) []*crdkit.CRD {
+func crfakeCRDs(t testing.TB, b *installed) []*crdkit.CRD {
 	var crds []*crdkit.CRD
 	ct, err := crdkit.Load([]byte(cronTabCRD))
 	if err != nil {
@@ -637,6 +637,8 @@ func crfakeCRDs(t *testing.T, b *installed) []*crdkit.CRD {
 	}
 	return crds
 }
+
+var crPasses int
 
 // TestCRClientScenarios runs every scenario through controller-runtime's
 // client against the server and through crfake, and compares.
@@ -663,12 +665,15 @@ func TestCRClientScenarios(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 
+	// Each run of the test (-count) uses namespaces of its own.
+	crPasses++
+	pass := crPasses
 	type outcome struct{ real, fake []string }
 	results := make([]outcome, len(crScenarios))
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 8)
 	for i, sc := range crScenarios {
-		ns := fmt.Sprintf("crc-%d", i)
+		ns := fmt.Sprintf("crc%d-%d", pass, i)
 		// crfake: a fresh client per scenario, as a test builds one.
 		fc, err := crfake.NewClientBuilder().WithScheme(scheme).WithCRDs(crds...).BuildClient()
 		if err != nil {
