@@ -128,6 +128,26 @@ func (c *Client) isCustom(obj runtime.Object) bool {
 
 var errNilObject = errors.New("crfake: the object is nil")
 
+// The errors client-go's REST client gives, before sending anything, for a
+// request without a namespace to a namespaced resource.
+var (
+	errEmptyNamespaceCreate = errors.New("an empty namespace may not be set during creation")
+	errEmptyNamespaceNamed  = errors.New("an empty namespace may not be set when a resource name is provided")
+)
+
+// checkNamespace returns client-go's error for a request without a
+// namespace to a namespaced resource: a create, or a GET, PUT or DELETE of
+// a named object.
+func (r *resource) checkNamespace(ns string, create bool) error {
+	if ns != "" || !r.crd.Namespaced() {
+		return nil
+	}
+	if create {
+		return errEmptyNamespaceCreate
+	}
+	return errEmptyNamespaceNamed
+}
+
 // target returns the resource and version serving gvk, nil when no CRD
 // defines its kind, or the RESTMapper's error for a version not served.
 func (c *Client) target(gvk schema.GroupVersionKind) (*resource, *crdkit.Version, error) {
@@ -512,6 +532,9 @@ func (c *Client) Create(ctx context.Context, obj client.Object, opts ...client.C
 	if r == nil {
 		return c.delegate.Create(ctx, obj, opts...)
 	}
+	if err := r.checkNamespace(obj.GetNamespace(), true); err != nil {
+		return err
+	}
 	o := (&client.CreateOptions{}).ApplyOptions(opts)
 	body, err := c.encode(obj, gvk)
 	if err != nil {
@@ -540,6 +563,9 @@ func (c *Client) Get(ctx context.Context, key client.ObjectKey, obj client.Objec
 	if r == nil {
 		return c.delegate.Get(ctx, key, obj, opts...)
 	}
+	if err := r.checkNamespace(key.Namespace, false); err != nil {
+		return err
+	}
 	c.mu.Lock()
 	e := r.objs[r.key(key.Namespace, key.Name)]
 	c.mu.Unlock()
@@ -564,6 +590,9 @@ func (c *Client) Update(ctx context.Context, obj client.Object, opts ...client.U
 }
 
 func (c *Client) update(r *resource, v *crdkit.Version, gvk schema.GroupVersionKind, obj client.Object, sub string, dryRun []string, uo crdkit.UpdateOptions) error {
+	if err := r.checkNamespace(obj.GetNamespace(), false); err != nil {
+		return err
+	}
 	body, err := c.encode(obj, gvk)
 	if err != nil {
 		return err
@@ -771,6 +800,9 @@ func (c *Client) Delete(ctx context.Context, obj client.Object, opts ...client.D
 	}
 	if r == nil {
 		return c.delegate.Delete(ctx, obj, opts...)
+	}
+	if err := r.checkNamespace(obj.GetNamespace(), false); err != nil {
+		return err
 	}
 	o := (&client.DeleteOptions{}).ApplyOptions(opts)
 	c.mu.Lock()

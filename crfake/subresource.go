@@ -44,6 +44,9 @@ func (s *subClient) Get(ctx context.Context, obj, subObj client.Object, opts ...
 	if isNil(subObj) {
 		return errNilObject
 	}
+	if err := r.checkNamespace(obj.GetNamespace(), false); err != nil {
+		return err
+	}
 	_, unstr := obj.(runtime.Unstructured)
 	if _, ok := subObj.(runtime.Unstructured); unstr && !ok {
 		return fmt.Errorf("unstructured client did not understand object: %T", subObj)
@@ -107,6 +110,9 @@ func (s *subClient) Update(ctx context.Context, obj client.Object, opts ...clien
 	}
 	if r == nil {
 		return s.c.delegate.SubResource(s.sub).Update(ctx, obj, opts...)
+	}
+	if err := r.checkNamespace(obj.GetNamespace(), false); err != nil {
+		return err
 	}
 	o := (&client.SubResourceUpdateOptions{}).ApplyOptions(opts)
 	uo := crdkit.UpdateOptions{FieldValidation: crdkit.FieldValidation(o.FieldValidation), ManagedFields: s.c.managed(o.FieldManager)}
