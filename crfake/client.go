@@ -2,6 +2,7 @@ package crfake
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -909,12 +910,36 @@ func (c *Client) List(ctx context.Context, list client.ObjectList, opts ...clien
 		return c.delegate.List(ctx, list, opts...)
 	}
 	o := (&client.ListOptions{}).ApplyOptions(opts)
+	lo := o.AsListOptions()
+	var start string
+	if lo.Continue != "" {
+		var err error
+		if start, err = decodeContinue(lo.Continue); err != nil {
+			return err
+		}
+	}
 	c.mu.Lock()
-	items, err := c.listLocked(r, v, o.AsListOptions(), o.Namespace)
+	items, err := c.listLocked(r, v, lo, o.Namespace)
 	rv := c.rv
 	c.mu.Unlock()
 	if err != nil {
 		return err
+	}
+	if start != "" {
+		i := 0
+		for i < len(items) && storageKey(r, items[i]) <= start {
+			i++
+		}
+		items = items[i:]
+	}
+	md := map[string]any{"continue": "", "resourceVersion": strconv.FormatInt(rv, 10)}
+	if lo.Limit > 0 && int64(len(items)) > lo.Limit {
+		rest := int64(len(items)) - lo.Limit
+		items = items[:lo.Limit]
+		md["continue"] = encodeContinue(rv, storageKey(r, items[len(items)-1]))
+		if lo.LabelSelector == "" && lo.FieldSelector == "" {
+			md["remainingItemCount"] = rest
+		}
 	}
 	its := make([]any, len(items))
 	for i, it := range items {
@@ -923,10 +948,63 @@ func (c *Client) List(ctx context.Context, list client.ObjectList, opts ...clien
 	out := map[string]any{
 		"apiVersion": gvk.GroupVersion().String(),
 		"kind":       gvk.Kind + "List",
-		"metadata":   map[string]any{"continue": "", "resourceVersion": strconv.FormatInt(rv, 10)},
+		"metadata":   md,
 		"items":      its,
 	}
 	return decodeInto(out, list)
+}
+
+// storageKey is an object's key under its resource, as list pages
+// continue from it: namespace/name, or name.
+func storageKey(r *resource, obj map[string]any) string {
+	md := metadata(obj)
+	name, _ := md["name"].(string)
+	if ns, _ := md["namespace"].(string); r.crd.Namespaced() && ns != "" {
+		return ns + "/" + name
+	}
+	return name
+}
+
+// encodeContinue returns a continue token in the server's form: base64
+// of the list's revision and the key after which the next page starts.
+func encodeContinue(rv int64, key string) string {
+	b, _ := json.Marshal(map[string]any{"v": "meta.k8s.io/v1", "rv": rv, "start": key + "\x00"})
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// continueToken is the decoded form of a continue token (its name and
+// fields as the server's, so that its decoding errors read the same).
+type continueToken struct {
+	APIVersion      string `json:"v"`
+	ResourceVersion int64  `json:"rv"`
+	StartKey        string `json:"start"`
+}
+
+// decodeContinue returns the key a continue token starts after, or the
+// server's 400 for a token it refuses, checked in the server's order.
+func decodeContinue(tok string) (string, error) {
+	bad := func(msg string) error {
+		return apierrors.NewBadRequest("invalid continue token: " + msg)
+	}
+	const invalid = "continue key is not valid"
+	data, err := base64.RawURLEncoding.DecodeString(tok)
+	if err != nil {
+		return "", bad(invalid + ": " + err.Error())
+	}
+	var t continueToken
+	if err := json.Unmarshal(data, &t); err != nil {
+		return "", bad(invalid + ": " + err.Error())
+	}
+	if t.APIVersion != "meta.k8s.io/v1" {
+		return "", bad(invalid + ": server does not recognize this encoded version " + t.APIVersion)
+	}
+	if t.ResourceVersion == 0 {
+		return "", bad(invalid + ": incorrect encoded start resourceVersion (version meta.k8s.io/v1)")
+	}
+	if t.StartKey == "" {
+		return "", bad(invalid + ": encoded start key empty (version meta.k8s.io/v1)")
+	}
+	return strings.TrimSuffix(t.StartKey, "\x00"), nil
 }
 
 // Scheme implements client.Client.

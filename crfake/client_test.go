@@ -615,3 +615,37 @@ func TestConcurrentReconcilers(t *testing.T) {
 		t.Errorf("updates %d conflicts %d, want 80 in all", updates, conflicts)
 	}
 }
+
+func TestListPages(t *testing.T) {
+	c := newClient(t)
+	ctx := context.Background()
+	for i := range 5 {
+		if err := c.Create(ctx, cronTab(fmt.Sprintf("p%d", i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var names []string
+	cont := ""
+	for pages := 0; pages < 10; pages++ {
+		l := &CronTabList{}
+		if err := c.List(ctx, l, client.InNamespace("default"), client.Limit(2), client.Continue(cont)); err != nil {
+			t.Fatal(err)
+		}
+		for _, it := range l.Items {
+			names = append(names, it.Name)
+		}
+		if cont = l.Continue; cont == "" {
+			break
+		}
+		if l.RemainingItemCount == nil {
+			t.Errorf("List(page) remainingItemCount = nil, want set")
+		}
+	}
+	if fmt.Sprint(names) != "[p0 p1 p2 p3 p4]" {
+		t.Errorf("List(pages of 2) = %v, want p0..p4", names)
+	}
+	err := c.List(ctx, &CronTabList{}, client.Continue("nope"))
+	if !apierrors.IsBadRequest(err) || !strings.HasPrefix(err.Error(), "invalid continue token: continue key is not valid: ") {
+		t.Errorf("List(bad continue) = %v, want BadRequest", err)
+	}
+}

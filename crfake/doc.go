@@ -40,7 +40,8 @@
 //
 // Not modelled: admission webhooks, conversion webhooks (a CRD whose
 // strategy is Webhook is converted by calling its webhook only where crdkit
-// does), list pagination (Limit and Continue are ignored: every item is
-// returned), watch bookmarks, garbage collection of dependents, and the
+// does), consistent list pages (a page given Continue lists the objects
+// after the previous page's last one as they are now, not as they were
+// when the first page was read), watch bookmarks, garbage collection of dependents, and the
 // managed fields the server shows in a Scale.
 package crfake

@@ -532,6 +532,24 @@ var crScenarios = []scenario{
 		err := r.c.Create(r.ctx, u)
 		r.out = append(r.out, fmt.Sprintf("create v9: %v", err))
 	}},
+	{"list-pages", [2]string{}, func(r *run) {
+		for i := range 3 {
+			r.rec("create", nil, r.c.Create(r.ctx, r.ct(fmt.Sprintf("p%d", i), "")))
+		}
+		l := &unstructured.UnstructuredList{}
+		l.SetAPIVersion(ctv1)
+		l.SetKind("CronTabList")
+		r.rec("list limit 2", l, r.c.List(r.ctx, l, client.InNamespace(r.ns), client.Limit(2)))
+		l2 := &unstructured.UnstructuredList{}
+		l2.SetAPIVersion(ctv1)
+		l2.SetKind("CronTabList")
+		r.rec("list continue", l2, r.c.List(r.ctx, l2, client.InNamespace(r.ns), client.Limit(2), client.Continue(l.GetContinue())))
+		l3 := &unstructured.UnstructuredList{}
+		l3.SetAPIVersion(ctv1)
+		l3.SetKind("CronTabList")
+		r.rec("list limit 1 selector", l3, r.c.List(r.ctx, l3, client.InNamespace(r.ns), client.Limit(1), client.MatchingFields{"metadata.name": "p1"}))
+		r.rec("list bad continue", l3, r.c.List(r.ctx, l3, client.InNamespace(r.ns), client.Continue("nope")))
+	}},
 	{"create-no-namespace", [2]string{}, func(r *run) {
 		u := r.u(ctv1, "CronTab", r.ns+"-nons", `{"spec":{"cronSpec":"* * * * *"}}`)
 		r.rec("create", u, r.c.Create(r.ctx, u))
@@ -602,6 +620,7 @@ var (
 	reGen    = regexp.MustCompile(`(gen|BAD)-[a-z0-9]{5}`)
 	reUID    = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
 	reRV     = regexp.MustCompile(`(\\?)"resourceVersion(\\?)":(\\?)"([0-9]+)(\\?)"`)
+	reCont   = regexp.MustCompile(`"continue":"[^"]+"`)
 	reMFScal = regexp.MustCompile(`"managedFields":\[.*?\],"name"`)
 )
 
@@ -613,6 +632,7 @@ func normalize(lines []string) []string {
 	for i, l := range lines {
 		l = reTime.ReplaceAllString(l, `$1"$2$3":$4"<time>$5"`)
 		l = reGen.ReplaceAllString(l, "$1-<rand>")
+		l = reCont.ReplaceAllString(l, `"continue":"<token>"`)
 		l = reUID.ReplaceAllStringFunc(l, func(v string) string {
 			lab, ok := uids[v]
 			if !ok {
