@@ -41,10 +41,12 @@ type Client struct {
 	clock     func() time.Time
 	resources map[schema.GroupKind]*resource
 
-	mu       sync.Mutex
-	rv       int64
-	history  []event // every event, in order, for watches from a resourceVersion
-	watchers map[*watcher]struct{}
+	mu      sync.Mutex
+	rv      int64
+	history []event // the latest events, in order, for watches from a resourceVersion
+	// historyDropped: events older than history's first were dropped.
+	historyDropped bool
+	watchers       map[*watcher]struct{}
 }
 
 var _ client.WithWatch = (*Client)(nil)

@@ -649,3 +649,31 @@ func TestListPages(t *testing.T) {
 		t.Errorf("List(bad continue) = %v, want BadRequest", err)
 	}
 }
+
+func TestWatchTooOld(t *testing.T) {
+	defer crfake.SetMaxHistory(4)()
+	c := newClient(t)
+	ctx := context.Background()
+	for i := range 6 {
+		if err := c.Create(ctx, cronTab(fmt.Sprintf("h%d", i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err := c.Watch(ctx, &CronTabList{}, &client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: "1"}})
+	if !apierrors.IsResourceExpired(err) && !apierrors.IsGone(err) {
+		t.Errorf("Watch(rv 1 after the history moved on) = %v, want 410 Expired", err)
+	}
+	w, err := c.Watch(ctx, &CronTabList{}, &client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: "5"}})
+	if err != nil {
+		t.Fatalf("Watch(rv 5) = %v", err)
+	}
+	defer w.Stop()
+	select {
+	case ev := <-w.ResultChan():
+		if ev.Object.(*CronTab).Name != "h5" {
+			t.Errorf("Watch(rv 5) first event = %s, want h5", ev.Object.(*CronTab).Name)
+		}
+	case <-time.After(10 * time.Second):
+		t.Error("Watch(rv 5): no event")
+	}
+}

@@ -31,7 +31,11 @@
 // sends no watch event, as the server does. Errors are the
 // *apierrors.StatusError values the server answers (crdkit's), so
 // apierrors.IsInvalid, IsConflict, IsNotFound and ReasonForError behave as
-// with a real server. Watch sends the events of the writes in order.
+// with a real server. Watch sends the events of the writes in order: from
+// a resourceVersion, the events after it (the latest 10,000 are kept; an
+// older one is the server's 410 Expired), else ADDED for each object that
+// exists, then the events to come; an object that leaves or enters the
+// watch's selectors is DELETED or ADDED for it.
 //
 // Typed objects (Go structs registered in the client's scheme) and
 // unstructured objects both work: the client encodes them as JSON, as

@@ -2,6 +2,7 @@ package crfake
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"sync"
 
@@ -90,6 +91,10 @@ func (c *Client) Watch(ctx context.Context, list client.ObjectList, opts ...clie
 			w.push(watch.Added, it)
 		}
 	} else {
+		if len(c.history) > 0 && c.history[0].obj.rv > from+1 && c.historyDropped {
+			c.mu.Unlock()
+			return nil, apierrors.NewResourceExpired(fmt.Sprintf("too old resource version: %d (%d)", from, c.history[0].obj.rv-1))
+		}
 		for _, ev := range c.history {
 			if ev.obj.rv > from && ev.r == r {
 				w.send(ev)
@@ -113,8 +118,18 @@ func (c *Client) Watch(ctx context.Context, list client.ObjectList, opts ...clie
 	return w, nil
 }
 
+// maxHistory bounds the events kept for watches from a resourceVersion.
+var maxHistory = 10000
+
 // emit records an event and queues it for the watchers; c.mu is held.
 func (c *Client) emit(ev event) {
+	if len(c.history) >= maxHistory {
+		// Keep the newer half; a watch from before it is told its
+		// resourceVersion is too old (410), as the server's watch cache
+		// tells it.
+		c.history = append(c.history[:0:0], c.history[len(c.history)/2:]...)
+		c.historyDropped = true
+	}
 	c.history = append(c.history, ev)
 	for w := range c.watchers {
 		if w.r == ev.r {
