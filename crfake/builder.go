@@ -3,6 +3,8 @@ package crfake
 import (
 	"fmt"
 	"os"
+	goruntime "runtime"
+	"sync"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -120,10 +122,23 @@ func (b *ClientBuilder) BuildClient() (*Client, error) {
 		b.yaml = append(b.yaml, data)
 	}
 	b.files = nil
-	for _, doc := range b.yaml {
-		crd, err := crdkit.Load(doc)
-		if err != nil {
-			return nil, fmt.Errorf("crfake: CRD: %w", err)
+	// Compile on every core: the CRDs' CEL rules are most of a start.
+	compiled := make([]*crdkit.CRD, len(b.yaml))
+	errs := make([]error, len(b.yaml))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, goruntime.GOMAXPROCS(0))
+	for i, doc := range b.yaml {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			compiled[i], errs[i] = crdkit.Load(doc)
+		}()
+	}
+	wg.Wait()
+	for i, crd := range compiled {
+		if errs[i] != nil {
+			return nil, fmt.Errorf("crfake: CRD: %w", errs[i])
 		}
 		crds = append(crds, crd)
 	}
