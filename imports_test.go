@@ -14,14 +14,14 @@ import (
 // the standard library and this module's internal packages; operation
 // packages import no other operation package and never the facade;
 // admission and generate sit above the facade, so neither the facade nor
-// anything below it imports them.
+// anything below it imports them. builtin imports no server package.
 func TestImportRules(t *testing.T) {
 	const mod = "github.com/crdkit/crdkit"
 	core := map[string]bool{"schema": true, "prune": true, "defaulting": true, "versionsort": true}
 	operations := map[string]bool{"prune": true, "defaulting": true, "objectmeta": true, "rules": true,
 		"conversion": true, "versionsort": true, "printcolumns": true, "openapi": true, "fieldmanager": true}
 	above := map[string]bool{"admission": true, "generate": true, "upgrade": true}
-	for _, pkg := range []string{".", "schema", "prune", "defaulting", "versionsort", "objectmeta", "printcolumns", "rules", "conversion", "openapi", "fieldmanager", "definition"} {
+	for _, pkg := range []string{".", "schema", "prune", "defaulting", "versionsort", "objectmeta", "printcolumns", "rules", "conversion", "openapi", "fieldmanager", "definition", "builtin"} {
 		if _, err := os.Stat(pkg); err != nil {
 			continue // not there yet
 		}
@@ -29,6 +29,8 @@ func TestImportRules(t *testing.T) {
 			own := strings.HasPrefix(imp, mod+"/")
 			rel := strings.TrimPrefix(imp, mod+"/")
 			switch {
+			case pkg == "builtin" && (strings.HasPrefix(imp, "k8s.io/apiserver") || strings.HasPrefix(imp, "k8s.io/apiextensions-apiserver")):
+				t.Errorf("builtin imports %s: it reproduces the server's checks without the server's packages", imp)
 			case own && above[rel]:
 				t.Errorf("%s imports %s, which sits above the facade", pkg, imp)
 			case pkg == ".":

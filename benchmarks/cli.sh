@@ -1,10 +1,19 @@
 #!/usr/bin/env bash
-# Times `crdkit validate` on a generated workload (objects for the corpus
-# CRDs from the conformance generator, valid and invalid) against
-# kubectl-validate v0.0.4, and checks how crdkit scales with cores and
-# documents. Not part of CI: it installs kubectl-validate with go install.
+# Times `crdkit validate` on a workload of objects for the corpus CRDs
+# against kubectl-validate v0.0.4, and checks how crdkit scales with cores
+# and documents. Not part of CI: it installs kubectl-validate with go
+# install. Two workloads (conformance/cmd/workload):
+#   corpus (the default): real objects, the corpus's example objects and
+#     variants of them (other names and namespaces; one in ten with an
+#     unknown field under spec, one in ten with a label value the server
+#     refuses), one YAML file per object;
+#   generated: objects the conformance generator makes from the CRDs'
+#     schemas, valid and invalid in equal measure, one JSON file per object.
+# It also times one document against the directory of the 34 corpus CRDs
+# (a pre-commit hook's or an editor's run), cold and warm.
 #
 #   benchmarks/cli.sh [OBJECTS [RUNS]]   # default 9000 objects, 3 runs of each
+#   WORKLOAD=generated benchmarks/cli.sh # the generated workload
 #   KUBECTL_VALIDATE=/path/to/kubectl-validate benchmarks/cli.sh   # skip the install
 #
 # Needs the corpus (../shared/corpus or CRDKIT_CORPUS). The runs are
@@ -16,14 +25,21 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 n=${1:-9000}
 runs=${2:-3}
+workload=${WORKLOAD:-corpus}
+case $workload in
+corpus) wlflags=(-source corpus) ;;
+generated) wlflags=(-format json) ;;
+*) echo "WORKLOAD must be corpus or generated, not $workload" >&2; exit 2 ;;
+esac
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-echo "== building crdkit and the workloads ($n, 1000 and 10000 objects)"
+echo "== building crdkit and the $workload workloads ($n, 1000 and 10000 objects)"
 go build -o "$work/crdkit" ./cmd/crdkit
-(cd conformance && go run ./cmd/workload -out "$work/wl" -objects "$n" -format json)
-(cd conformance && go run ./cmd/workload -out "$work/wl-1000" -objects 1000 -format json)
-(cd conformance && go run ./cmd/workload -out "$work/wl-10000" -objects 10000 -format json)
+(cd conformance && go build -o "$work/workload" ./cmd/workload)
+"$work/workload" -out "$work/wl" -objects "$n" "${wlflags[@]}"
+"$work/workload" -out "$work/wl-1000" -objects 1000 "${wlflags[@]}"
+"$work/workload" -out "$work/wl-10000" -objects 10000 "${wlflags[@]}"
 
 kv=${KUBECTL_VALIDATE:-}
 if [ -z "$kv" ]; then
@@ -63,6 +79,19 @@ awk '
     printf "crdkit on all cores / one core (throughput): %.2fx (target: at least 1.7x on 2 cores)\n", median(wall["crdkit-1core"]) / median(wall["crdkit"])
     printf "peak RSS, 10,000 / 1,000 documents: +%.1f%% (target: under 10%%)\n", 100 * (median(rss["crdkit-10000"]) / median(rss["crdkit-1000"]) - 1)
   }' "$work/times" | sort
+
+corpus=${CRDKIT_CORPUS:-../shared/corpus}
+echo "== one document against the $(grep -rh '^kind: CustomResourceDefinition' "$corpus/crds" | wc -l) corpus CRDs ($corpus/crds), wall s: the first run, then the median of 10, load: $(cut -d' ' -f1-3 /proc/loadavg)"
+cp -r "$corpus/crds" "$work/one-crds" # a copy the runs have not read yet
+for obj in argo-rollouts/rollout-canary.yaml cert-manager/issuers.valid.yaml prometheus-operator/prometheus.yaml; do
+  one=("$work/crdkit" validate --crds "$work/one-crds" "$corpus/objects/$obj")
+  /usr/bin/time -f "%e" -o "$work/time" "${one[@]}" > /dev/null 2>&1 || true
+  first=$(tail -n 1 "$work/time")
+  for i in $(seq 10); do
+    /usr/bin/time -f "%e %U" -o "$work/time" "${one[@]}" > /dev/null 2>&1 || true
+    tail -n 1 "$work/time"
+  done | sort -n | awk -v o="$obj" -v f="$first" '{ w[NR] = $1; u[NR] = $2 } END { printf "%s: first %.3f s, median %.3f s wall (user %.3f s)\n", o, f, (w[5] + w[6]) / 2, (u[5] + u[6]) / 2 }'
+done
 
 echo "== verdicts (accepted or refused, per object file)"
 (cd benchmarks && go run ./cmd/cliverdicts "$work/crdkit.out" "$work/kubectl-validate.out")

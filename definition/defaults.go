@@ -3,6 +3,7 @@ package definition
 import (
 	"fmt"
 	"reflect"
+	"slices"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -29,9 +30,21 @@ import (
 // what s was compiled from), which are the CRD's own. The error about
 // unknown fields, built before, shows the coerced value, and the CRD is
 // stored with it.
-func validateDefaults(s *schema.Schema, p *schema.Props, pth *field.Path, requirePruned bool, c *rules.Compiler) field.ErrorList {
+//
+// On an update (live not nil), pruned defaults are required first and the
+// live CRD is consulted only when a default is not pruned: the errors for
+// that are dropped afterwards when the live CRD has unpruned defaults too
+// (nothing else in the walk depends on them).
+func validateDefaults(s *schema.Schema, p *schema.Props, pth *field.Path, requirePruned bool, live *liveFacts, c *rules.Compiler) field.ErrorList {
 	w := defaultsWalker{budget: rules.RuntimeBudget, requirePruned: requirePruned, compiler: c}
 	w.walk(pth, s, p, s, true, nil, false, 0)
+	if len(w.unpruned) > 0 && live != nil && !live.prunedDefaults() {
+		drop := map[*field.Error]bool{}
+		for _, e := range w.unpruned {
+			drop[e] = true
+		}
+		return slices.DeleteFunc(w.errs, func(e *field.Error) bool { return drop[e] })
+	}
 	return w.errs
 }
 
@@ -46,6 +59,7 @@ type defaultsWalker struct {
 	errs          field.ErrorList
 	budget        int64 // CEL cost left; the walk stops below zero
 	requirePruned bool
+	unpruned      []*field.Error // the errors of unpruned defaults
 	compiler      *rules.Compiler
 }
 
@@ -91,7 +105,9 @@ func (w *defaultsWalker) plainDefault(dp *field.Path, def any, s *schema.Schema,
 		pruned := schema.DeepCopyValue(def)
 		prune.Object(pruned, s, prune.Options{Root: embedded}, nil)
 		if !reflect.DeepEqual(pruned, def) {
-			w.errs = append(w.errs, field.Invalid(dp, def, "must not have unknown fields"))
+			e := field.Invalid(dp, def, "must not have unknown fields")
+			w.errs = append(w.errs, e)
+			w.unpruned = append(w.unpruned, e)
 		}
 	}
 	// The server coerces the default itself, after the error above was

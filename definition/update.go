@@ -46,22 +46,26 @@ func ValidateUpdate(crd, old *apiextensions.CustomResourceDefinition) field.Erro
 }
 
 // updateOptions are the server's options for an update of old: each
-// requirement old already fails is dropped.
+// requirement old already fails is dropped. The requirements that need a
+// walk of old's schemas (valid property types, structural schemas, pruned
+// defaults, atomic set items, map keys) start as required and are worked
+// out from old (lazy) only when crd fails one of them: what old fails can
+// only lift an error crd has, so a crd without those errors needs no look
+// at old's schemas.
 func updateOptions(crd, old *apiextensions.CustomResourceDefinition) options {
-	ss := convertSchemas(&old.Spec)
-	structural := structuralSchemas(ss)
 	var once sync.Once
 	var unchanged map[string]bool
 	return options{
 		requireRecognizedConversionReviewVersion: old.Spec.Conversion == nil || recognizedReviewVersionOrNone(old.Spec.Conversion.ConversionReviewVersions),
 		requireImmutableNames:                    established(old),
 		requireOpenAPISchema:                     everyVersionHasSchema(&old.Spec),
-		requireValidPropertyType:                 !ss.has(invalidType),
-		requireStructuralSchema:                  len(structural) == countSchemas(ss),
-		requirePrunedDefaults:                    !hasUnprunedDefaults(structural),
-		requireAtomicSetType:                     !ss.has(nonAtomicSet),
-		requireMapListKeysMapSetValidation:       !ss.has(badMapListKeysOrSetItems),
-		stored:                                   storedExpressions(ss),
+		requireValidPropertyType:                 true,
+		requireStructuralSchema:                  true,
+		requirePrunedDefaults:                    true,
+		requireAtomicSetType:                     true,
+		requireMapListKeysMapSetValidation:       true,
+		live:                                     newLiveFacts(old),
+		stored:                                   storedExpressions(&old.Spec),
 		unchanged: func(version string) bool {
 			once.Do(func() { unchanged = unchangedSchemas(crd, old) })
 			return unchanged[version]
@@ -69,6 +73,25 @@ func updateOptions(crd, old *apiextensions.CustomResourceDefinition) options {
 		compiler:                     rules.NewCompiler(),
 		allowInvalidCABundle:         allowInvalidCABundle(old),
 		allowTooManySelectableFields: tooManySelectableFieldsAllowed(crd, old),
+	}
+}
+
+// liveFacts are what the live CRD's schemas fail of the server's
+// requirements, each worked out on first use (from one conversion of its
+// schemas). Safe for concurrent use.
+type liveFacts struct {
+	validType, allStructural, prunedDefaults, atomicSets, mapKeys func() bool
+}
+
+func newLiveFacts(old *apiextensions.CustomResourceDefinition) *liveFacts {
+	ss := sync.OnceValue(func() schemas { return convertSchemas(&old.Spec) })
+	structural := sync.OnceValue(func() []*schema.Props { return structuralSchemas(ss()) })
+	return &liveFacts{
+		validType:      sync.OnceValue(func() bool { return !ss().has(invalidType) }),
+		allStructural:  sync.OnceValue(func() bool { return len(structural()) == countSchemas(ss()) }),
+		prunedDefaults: sync.OnceValue(func() bool { return !hasUnprunedDefaults(structural()) }),
+		atomicSets:     sync.OnceValue(func() bool { return !ss().has(nonAtomicSet) }),
+		mapKeys:        sync.OnceValue(func() bool { return !ss().has(badMapListKeysOrSetItems) }),
 	}
 }
 
@@ -234,19 +257,67 @@ func (w *defaultsPruner) prune(def any, steps []step) {
 	}
 }
 
-// storedExpressions are the rules and messageExpressions anywhere in ss.
-func storedExpressions(ss schemas) *rules.CheckOptions {
+// storedExpressions are the rules and messageExpressions anywhere in the
+// schemas of spec, read from the internal form (the server's
+// findPreexistingExpressions) without converting them.
+func storedExpressions(spec *apiextensions.CustomResourceDefinitionSpec) *rules.CheckOptions {
 	o := &rules.CheckOptions{StoredRules: map[string]bool{}, StoredMessageExpressions: map[string]bool{}}
-	ss.has(func(p *schema.Props) bool {
-		for _, r := range p.XValidations {
-			o.StoredRules[r.Rule] = true
-			if r.MessageExpression != "" {
-				o.StoredMessageExpressions[r.MessageExpression] = true
-			}
+	if spec.Validation != nil && spec.Validation.OpenAPIV3Schema != nil {
+		collectExpressions(o, *spec.Validation.OpenAPIV3Schema, 0)
+	}
+	for i := range spec.Versions {
+		if v := spec.Versions[i].Schema; v != nil && v.OpenAPIV3Schema != nil {
+			collectExpressions(o, *v.OpenAPIV3Schema, 0)
 		}
-		return false
-	})
+	}
 	return o
+}
+
+// collectExpressions adds the expressions of p and below to o. Schemas are
+// passed by value: the copies stay on the stack, where pointers to copies
+// of map values would each move to the heap.
+func collectExpressions(o *rules.CheckOptions, p apiextensions.JSONSchemaProps, depth int) {
+	if depth > maxWalkDepth {
+		return
+	}
+	for _, r := range p.XValidations {
+		o.StoredRules[r.Rule] = true
+		if r.MessageExpression != "" {
+			o.StoredMessageExpressions[r.MessageExpression] = true
+		}
+	}
+	d := depth + 1
+	if p.Items != nil {
+		if p.Items.Schema != nil {
+			collectExpressions(o, *p.Items.Schema, d)
+		}
+		for i := range p.Items.JSONSchemas {
+			collectExpressions(o, p.Items.JSONSchemas[i], d)
+		}
+	}
+	if p.Not != nil {
+		collectExpressions(o, *p.Not, d)
+	}
+	for _, l := range [...][]apiextensions.JSONSchemaProps{p.AllOf, p.AnyOf, p.OneOf} {
+		for i := range l {
+			collectExpressions(o, l[i], d)
+		}
+	}
+	for _, m := range [...]map[string]apiextensions.JSONSchemaProps{p.Properties, p.PatternProperties, p.Definitions} {
+		for _, c := range m {
+			collectExpressions(o, c, d)
+		}
+	}
+	for _, pb := range [...]*apiextensions.JSONSchemaPropsOrBool{p.AdditionalProperties, p.AdditionalItems} {
+		if pb != nil && pb.Schema != nil {
+			collectExpressions(o, *pb.Schema, d)
+		}
+	}
+	for _, dep := range p.Dependencies {
+		if dep.Schema != nil {
+			collectExpressions(o, *dep.Schema, d)
+		}
+	}
 }
 
 // unchangedSchemas are the versions of crd whose schema is old's, as the

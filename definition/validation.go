@@ -72,6 +72,12 @@ type options struct {
 	requireMapListKeysMapSetValidation       bool
 	// compiler is shared by the checks of one CRD.
 	compiler *rules.Compiler
+	// live, on an update, are the live CRD's facts that relax the
+	// requirements above marked true until they are consulted: structural
+	// schemas (unless the new CRD needs them anyway), valid property
+	// types, atomic sets and map keys (when the strict check finds an
+	// error), pruned defaults (when a default is not pruned).
+	live *liveFacts
 	// stored are the expressions of the live CRD (nil on create).
 	stored *rules.CheckOptions
 	// unchanged reports whether an update keeps the schema of a version
@@ -112,6 +118,25 @@ func (o options) schemaOptions() schema.CRDOptions {
 		RequireAtomicSetType:               o.requireAtomicSetType,
 		RequireMapListKeysMapSetValidation: o.requireMapListKeysMapSetValidation,
 	}
+}
+
+// checkCRDSchema is schema.CheckCRDSchema under opts: on an update, with
+// every requirement first, then, when that finds errors, again with the
+// requirements the live CRD relaxes (which can only lift errors).
+func checkCRDSchema(p *schema.Props, pth *schema.Path, opts options) schema.ErrorList {
+	strict := opts.schemaOptions()
+	errs := schema.CheckCRDSchema(p, pth, strict)
+	if len(errs) == 0 || opts.live == nil {
+		return errs
+	}
+	relaxed := strict
+	relaxed.RequireValidPropertyType = strict.RequireValidPropertyType && opts.live.validType()
+	relaxed.RequireAtomicSetType = strict.RequireAtomicSetType && opts.live.atomicSets()
+	relaxed.RequireMapListKeysMapSetValidation = strict.RequireMapListKeysMapSetValidation && opts.live.mapKeys()
+	if relaxed == strict {
+		return errs
+	}
+	return schema.CheckCRDSchema(p, pth, relaxed)
 }
 
 func (o options) ruleOptions() rules.CheckOptions {
@@ -172,6 +197,9 @@ func validateSpec(spec *apiextensions.CustomResourceDefinitionSpec, opts options
 	}
 	if ss.has(hasKubernetesExtensions) {
 		opts.requireStructuralSchema = true
+	}
+	if !pruning && opts.live != nil && !ss.has(hasDefault) && !ss.has(hasKubernetesExtensions) {
+		opts.requireStructuralSchema = opts.live.allStructural()
 	}
 
 	// The versions' schemas (CEL rules compiled and costed) are checked on
@@ -401,14 +429,14 @@ func validateSchema(v *apiextensions.CustomResourceValidation, p *schema.Props, 
 		if se := schema.ValidateStructural(p, schema.NewPath(sp.String())); len(se) > 0 {
 			errs = append(errs, toFieldErrors(se)...)
 		} else if s, err := schema.Compile(p); err == nil {
-			derrs := validateDefaults(s, p, sp, opts.requirePrunedDefaults, opts.compiler)
+			derrs := validateDefaults(s, p, sp, opts.requirePrunedDefaults, opts.live, opts.compiler)
 			errs = append(errs, derrs...)
 			if len(derrs) == 0 {
 				celSchema = s
 			}
 		}
 	}
-	errs = append(errs, toFieldErrors(schema.CheckCRDSchema(p, schema.NewPath(sp.String()), opts.schemaOptions()))...)
+	errs = append(errs, toFieldErrors(checkCRDSchema(p, schema.NewPath(sp.String()), opts))...)
 	if celSchema != nil {
 		// The rules' CEL side: compilation, types and costs, on a structural
 		// schema with valid defaults, skipping nodes with other errors.

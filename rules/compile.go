@@ -2,11 +2,14 @@ package rules
 
 import (
 	"errors"
+	"math"
 	"strings"
 	"sync"
 
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/checker"
+	celast "github.com/google/cel-go/common/ast"
+	"github.com/google/cel-go/common/overloads"
 	"github.com/google/cel-go/common/types"
 
 	"k8s.io/apimachinery/pkg/util/version"
@@ -84,14 +87,14 @@ type propVnode struct {
 // compiledRule is one rule as the server's Compile leaves it.
 type compiledRule struct {
 	rule        schema.ValidationRule
-	prog        cel.Program // nil: empty rule or error
+	prog        *plannedProg // nil: empty rule or error
 	err         *apiservercel.Error
 	usesOldSelf bool
 	optional    bool // optionalOldSelf
 	maxCost     uint64
 	cardinality uint64
 
-	msgProg    cel.Program
+	msgProg    *plannedProg
 	msgErr     *apiservercel.Error
 	msgMaxCost uint64
 
@@ -273,15 +276,33 @@ func compileRules(c *Compiler, rs []schema.ValidationRule, n *node, decl *apiser
 	if c != nil {
 		key = keyOf(self)
 	}
-	plain, err := c.envSet(envKey{key, false}, func() (*environment.EnvSet, error) { return ruleEnvSet(base, self, self.CelType()) })
-	if err != nil {
-		return nil, err
+	// Each environment (stored or new expressions, with an optional oldSelf
+	// or not) is built only when a rule asks for it: building one costs
+	// about as much as compiling a rule. (The server builds the four;
+	// extending the same environment with the same type cannot fail for
+	// one and not another.)
+	var built [2][2]*cel.Env
+	var envErr error
+	envFor := func(opt bool, ek envKind) *cel.Env {
+		o := 0
+		if opt {
+			o = 1
+		}
+		if built[o][ek] == nil && envErr == nil {
+			old := self.CelType()
+			if opt {
+				old = types.NewOptionalType(old)
+			}
+			built[o][ek], envErr = c.env(envKey{key, opt, ek}, func() (*cel.Env, error) { return ruleEnv(base, ek, self, old) })
+		}
+		return built[o][ek]
 	}
-	// The environment with an optional oldSelf is built only when a rule
-	// asks for it: it doubles the cost of compiling a node. (The server
-	// builds both; extending the same environment with the same type
-	// cannot fail for one and not the other.)
-	var optional *environment.EnvSet
+	if len(rs) > 0 {
+		envFor(false, pick.rule(rs[0].Rule))
+	}
+	if envErr != nil {
+		return nil, envErr
+	}
 	est := &library.CostEstimator{SizeEstimator: sizeEstimator{root: decl}}
 	card := maxCardinality(decl.MinSerializedSize)
 	out := make([]compiledRule, len(rs))
@@ -292,44 +313,41 @@ func compileRules(c *Compiler, rs []schema.ValidationRule, n *node, decl *apiser
 			out[i] = m.reuse(r, n, decl)
 			continue
 		}
-		es := plain
-		if opt {
-			if optional == nil {
-				optional, err = c.envSet(envKey{key, true}, func() (*environment.EnvSet, error) {
-					return ruleEnvSet(base, self, types.NewOptionalType(self.CelType()))
-				})
-				if err != nil {
-					return nil, err
-				}
-			}
-			es = optional
+		out[i] = compileRule(r, n, func(ek envKind) *cel.Env { return envFor(opt, ek) }, pick, est, card, decl)
+		if envErr != nil {
+			return nil, envErr
 		}
-		out[i] = compileRule(r, n, es, pick, est, card, decl)
 		c.store(rk, out[i])
 	}
 	return out, nil
 }
 
-// ruleEnvSet extends base with self of type self and oldSelf of type old.
-func ruleEnvSet(base *environment.EnvSet, self *apiservercel.DeclType, old *types.Type) (*environment.EnvSet, error) {
-	return base.Extend(
-		environment.VersionedOptions{
-			IntroducedVersion: version.MajorMinor(1, 0),
-			EnvOptions:        []cel.EnvOption{cel.Variable(selfVar, self.CelType())},
-			DeclTypes:         []*apiservercel.DeclType{self},
-		},
-		environment.VersionedOptions{
-			IntroducedVersion: version.MajorMinor(1, 24),
-			EnvOptions:        []cel.EnvOption{cel.Variable(oldSelfVar, old)},
-		},
-	)
-}
-
-func envOf(es *environment.EnvSet, ek envKind) *cel.Env {
+// ruleEnv is the environment of kind ek of base extended with self of type
+// self and oldSelf of type old, as the server's EnvSet.Extend builds each
+// of its two environments (self introduced at 1.0, oldSelf at 1.24, self's
+// type declared with keywords recognized as field names from 1.31).
+func ruleEnv(base *environment.EnvSet, ek envKind, self *apiservercel.DeclType, old *types.Type) (*cel.Env, error) {
+	env := base.StoredExpressionsEnv()
+	compat := version.MajorMinor(math.MaxUint, math.MaxUint)
 	if ek == newEnv {
-		return es.NewExpressionsEnv()
+		env, compat = base.NewExpressionsEnv(), environment.DefaultCompatibilityVersion()
 	}
-	return es.StoredExpressionsEnv()
+	var opts []cel.EnvOption
+	if compat.AtLeast(version.MajorMinor(1, 0)) {
+		opts = append(opts, cel.Variable(selfVar, self.CelType()))
+	}
+	if compat.AtLeast(version.MajorMinor(1, 24)) {
+		opts = append(opts, cel.Variable(oldSelfVar, old))
+	}
+	provider := apiservercel.NewDeclTypeProvider(self)
+	if compat.AtLeast(version.MajorMinor(1, 31)) {
+		provider.SetRecognizeKeywordAsFieldName(true)
+	}
+	popts, err := provider.EnvOptions(env.CELTypeProvider())
+	if err != nil {
+		return nil, err
+	}
+	return env.Extend(append(opts, popts...)...)
 }
 
 func invalidErr(detail string) *apiservercel.Error {
@@ -342,13 +360,16 @@ func internalErr(detail string) *apiservercel.Error {
 
 // compileRule compiles one rule and its messageExpression with the server's
 // texts for each failure.
-func compileRule(r schema.ValidationRule, n *node, es *environment.EnvSet, pick envPicker, est *library.CostEstimator, card uint64, decl *apiservercel.DeclType) (cr compiledRule) {
+func compileRule(r schema.ValidationRule, n *node, envOf func(envKind) *cel.Env, pick envPicker, est *library.CostEstimator, card uint64, decl *apiservercel.DeclType) (cr compiledRule) {
 	cr.rule = r
 	cr.optional = r.OptionalOldSelf != nil && *r.OptionalOldSelf
 	if strings.TrimSpace(r.Rule) == "" {
 		return cr
 	}
-	env := envOf(es, pick.rule(r.Rule))
+	env := envOf(pick.rule(r.Rule))
+	if env == nil {
+		return cr // the environment could not be built: compileRules reports it
+	}
 	ast, iss := env.Compile(r.Rule)
 	if iss != nil {
 		cr.err = invalidErr("compilation failed: " + iss.String())
@@ -369,12 +390,8 @@ func compileRule(r schema.ValidationRule, n *node, es *environment.EnvSet, pick 
 			break
 		}
 	}
-	prog, err := env.Program(ast,
-		cel.CostLimit(PerCallLimit),
-		cel.CostTracking(est),
-		cel.InterruptCheckFrequency(celconfig.CheckFrequency),
-	)
-	if err != nil {
+	prog := planLater(env, ast, est)
+	if err := prog.check(); err != nil {
 		cr.err = invalidErr("program instantiation failed: " + err.Error())
 		return cr
 	}
@@ -386,7 +403,7 @@ func compileRule(r schema.ValidationRule, n *node, es *environment.EnvSet, pick 
 	cr.maxCost, cr.cardinality, cr.prog = cost.Max, card, prog
 	cr.fast = &lazyFast{env: env, ast: ast, decl: decl}
 	if r.MessageExpression != "" {
-		cr.msgProg, cr.msgMaxCost, cr.fast.msg, cr.msgErr = compileMessage(r.MessageExpression, es, pick.message(r.MessageExpression), est)
+		cr.msgProg, cr.msgMaxCost, cr.fast.msg, cr.msgErr = compileMessage(r.MessageExpression, envOf(pick.message(r.MessageExpression)), est)
 		if cr.msgErr != nil {
 			return cr
 		}
@@ -399,8 +416,10 @@ func compileRule(r schema.ValidationRule, n *node, es *environment.EnvSet, pick 
 	return cr
 }
 
-func compileMessage(expr string, es *environment.EnvSet, ek envKind, est *library.CostEstimator) (cel.Program, uint64, *cel.Ast, *apiservercel.Error) {
-	env := envOf(es, ek)
+func compileMessage(expr string, env *cel.Env, est *library.CostEstimator) (*plannedProg, uint64, *cel.Ast, *apiservercel.Error) {
+	if env == nil {
+		return nil, 0, nil, internalErr("environment could not be built") // compileRules reports it
+	}
 	ast, iss := env.Compile(expr)
 	if iss != nil {
 		return nil, 0, nil, invalidErr("messageExpression compilation failed: " + iss.String())
@@ -411,12 +430,8 @@ func compileMessage(expr string, es *environment.EnvSet, ek envKind, est *librar
 	if _, err := cel.AstToCheckedExpr(ast); err != nil {
 		return nil, 0, nil, internalErr("unexpected messageExpression compilation error: " + err.Error())
 	}
-	prog, err := env.Program(ast,
-		cel.CostLimit(PerCallLimit),
-		cel.CostTracking(est),
-		cel.InterruptCheckFrequency(celconfig.CheckFrequency),
-	)
-	if err != nil {
+	prog := planLater(env, ast, est)
+	if err := prog.check(); err != nil {
 		return nil, 0, nil, invalidErr("messageExpression instantiation failed: " + err.Error())
 	}
 	cost, err := env.EstimateCost(ast, est)
@@ -465,4 +480,78 @@ func (sizeEstimator) EstimateCallCost(string, string, *checker.AstNode, []checke
 // can occur in one request.
 func maxCardinality(minSize int64) uint64 {
 	return uint64(celconfig.MaxRequestSizeBytes / (minSize + 1))
+}
+
+// plannedProg is the program of a compiled expression, planned (the
+// server's env.Program, with its cost limit, cost tracking and interrupt
+// checks) on first use: a CRD check never evaluates most rules, and
+// planning costs about as much as compiling. Planning fails only where the
+// planner evaluates constants (a type conversion of a constant, a
+// constant regular expression of matches, find or findAll), and check
+// plans those at once, so that a compilation reports the server's
+// "program instantiation failed" as the server does. Safe for concurrent
+// use.
+type plannedProg struct {
+	once sync.Once
+	env  *cel.Env
+	ast  *cel.Ast
+	est  *library.CostEstimator
+	prog cel.Program
+	err  error
+}
+
+func planLater(env *cel.Env, ast *cel.Ast, est *library.CostEstimator) *plannedProg {
+	return &plannedProg{env: env, ast: ast, est: est}
+}
+
+func (p *plannedProg) plan() (cel.Program, error) {
+	p.once.Do(func() {
+		p.prog, p.err = p.env.Program(p.ast,
+			cel.CostLimit(PerCallLimit),
+			cel.CostTracking(p.est),
+			cel.InterruptCheckFrequency(celconfig.CheckFrequency),
+		)
+	})
+	return p.prog, p.err
+}
+
+// program is the planned program, nil when planning failed (which check
+// found out already where it can happen).
+func (p *plannedProg) program() cel.Program {
+	prog, err := p.plan()
+	if err != nil {
+		return nil
+	}
+	return prog
+}
+
+// check plans the program now when planning can fail, and returns the
+// planner's error.
+func (p *plannedProg) check() error {
+	if !mayFailToPlan(p.ast) {
+		return nil
+	}
+	_, err := p.plan()
+	return err
+}
+
+// mayFailToPlan reports whether the expression calls a function the
+// planner may evaluate on constants and fail: the type conversions it
+// folds (cel-go's decOptimize) and the regular-expression functions whose
+// constant patterns it compiles (matches; find and findAll, which the
+// server's regex library optimizes).
+func mayFailToPlan(a *cel.Ast) bool {
+	found := false
+	celast.PreOrderVisit(a.NativeRep().Expr(), celast.NewExprVisitor(func(e celast.Expr) {
+		if found || e.Kind() != celast.CallKind {
+			return
+		}
+		switch fn := e.AsCall().FunctionName(); fn {
+		case "matches", "find", "findAll":
+			found = true
+		default:
+			found = overloads.IsTypeConversionFunction(fn)
+		}
+	}))
+	return found
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/google/cel-go/cel"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	apiservercel "k8s.io/apiserver/pkg/cel"
-	"k8s.io/apiserver/pkg/cel/environment"
 
 	"github.com/crdkit/crdkit/schema"
 )
@@ -26,13 +25,13 @@ import (
 // CRD (or per batch of CRDs). It is safe for concurrent use.
 type Compiler struct {
 	mu    sync.Mutex
-	envs  map[envKey]*environment.EnvSet
+	envs  map[envKey]*cel.Env
 	rules map[ruleKey]memoRule
 }
 
 // NewCompiler returns an empty Compiler.
 func NewCompiler() *Compiler {
-	return &Compiler{envs: map[envKey]*environment.EnvSet{}, rules: map[ruleKey]memoRule{}}
+	return &Compiler{envs: map[envKey]*cel.Env{}, rules: map[ruleKey]memoRule{}}
 }
 
 // Check is the package's Check, remembering compilations in c.
@@ -53,6 +52,7 @@ type declKey [sha256.Size]byte
 type envKey struct {
 	decl     declKey
 	optional bool
+	kind     envKind
 }
 
 type ruleKey struct {
@@ -136,9 +136,9 @@ func keyOf(d *apiservercel.DeclType) declKey {
 	return k
 }
 
-// envSet returns the environment for self (with an optional oldSelf or
-// not), built by build the first time.
-func (c *Compiler) envSet(k envKey, build func() (*environment.EnvSet, error)) (*environment.EnvSet, error) {
+// env returns the environment of a kind for self (with an optional
+// oldSelf or not), built by build the first time.
+func (c *Compiler) env(k envKey, build func() (*cel.Env, error)) (*cel.Env, error) {
 	if c == nil {
 		return build()
 	}

@@ -54,7 +54,7 @@ func TestNoCostTracking(t *testing.T) {
 	if err != nil || det != nil {
 		t.Errorf("untracked Eval = %v, details %v, %v; want no details", res, det, err)
 	}
-	tres, tdet, err := cr.prog.Eval(act)
+	tres, tdet, err := cr.prog.program().Eval(act)
 	if err != nil || tdet == nil || tdet.ActualCost() == nil || tres != res {
 		t.Fatalf("tracked Eval = %v, %v, %v", tres, tdet, err)
 	}

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -463,7 +464,7 @@ func (n *vnode) validateRules(ctx context.Context, obj, old any, r ratchet, budg
 				ra = optAct
 			}
 			var det *cel.EvalDetails
-			res, det, err = eval(ctx, cr.prog, ra)
+			res, det, err = eval(ctx, cr.prog.program(), ra)
 			if det == nil {
 				out.errs = append(out.errs, field.InternalError(out.path(), fmt.Errorf("runtime cost could not be calculated for validation rule: %v, no further validation rules will be run", ruleErrorString(&cr.rule))))
 				return -1
@@ -544,6 +545,9 @@ func (n *vnode) validateRules(ctx context.Context, obj, old any, r ratchet, budg
 // evaluation: then the program runs without one, which spares cel-go's
 // per-evaluation cancellable context and gives the same result.
 func eval(ctx context.Context, prog cel.Program, act *activation) (ref.Val, *cel.EvalDetails, error) {
+	if prog == nil {
+		return nil, nil, errors.New("program instantiation failed")
+	}
 	if ctx.Done() == nil {
 		return prog.Eval(act)
 	}
@@ -579,7 +583,7 @@ func (out *result) evalMessage(ctx context.Context, cr *compiledRule, act *activ
 		left = budget - int64(f.msgCost)
 	} else {
 		var det *cel.EvalDetails
-		res, det, err = eval(ctx, cr.msgProg, act)
+		res, det, err = eval(ctx, cr.msgProg.program(), act)
 		if det == nil || det.ActualCost() == nil {
 			return "", -1, internalErr(fmt.Sprintf("runtime cost could not be calculated for messageExpression: %q", src))
 		}

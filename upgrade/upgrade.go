@@ -1,6 +1,7 @@
 package upgrade
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -63,7 +64,13 @@ type Report struct {
 	Changes []Change `json:"changes"`
 	// Objects are the stored objects, each under the next revision.
 	Objects []Object `json:"objects,omitempty"`
-	Summary Summary  `json:"summary"`
+	// RoundTrips are the conversion round trips of generated objects
+	// through the next revision's webhook (CheckWith with a webhook);
+	// RoundTripNote says why none were made when the next revision
+	// converts through a webhook that could not be called.
+	RoundTrips    []RoundTrip `json:"roundTrips,omitempty"`
+	RoundTripNote string      `json:"roundTripNote,omitempty"`
+	Summary       Summary     `json:"summary"`
 }
 
 // Object is what the next revision does to one stored object.
@@ -122,12 +129,14 @@ type Summary struct {
 	CreateRefusedFor int  `json:"objectsCreateRefused"`
 	RatchetedFor     int  `json:"objectsRatcheted"`
 	Unchecked        int  `json:"objectsUnchecked"`
+	RoundTrips       int  `json:"roundTrips"`
+	RoundTripsLossy  int  `json:"roundTripsLossy"`
 }
 
 // Breaks reports whether anything in the report breaks.
 func (r *Report) Breaks() bool {
 	s := r.Summary
-	return s.UpdateRefused || s.BreakingChanges > 0 || s.ObjectsBreaking > 0 || s.Unchecked > 0
+	return s.UpdateRefused || s.BreakingChanges > 0 || s.ObjectsBreaking > 0 || s.Unchecked > 0 || s.RoundTripsLossy > 0
 }
 
 // Check reports what updating the live CRD to next does: the server's
@@ -138,6 +147,14 @@ func (r *Report) Breaks() bool {
 // live is the CRD as the server holds it (see crdkit.Installed). Objects
 // are checked under next even when the server refuses the update.
 func Check(live, next *apiextensionsv1.CustomResourceDefinition, objects []map[string]any) (*Report, error) {
+	return CheckWith(context.Background(), live, next, objects, Options{})
+}
+
+// CheckWith is Check, and, with opts.Webhook set and a next revision that
+// converts through a webhook, round trips of generated objects between
+// each pair of its served versions (RoundTrip). ctx bounds the webhook
+// calls.
+func CheckWith(ctx context.Context, live, next *apiextensionsv1.CustomResourceDefinition, objects []map[string]any, opts Options) (*Report, error) {
 	res := crdkit.UpdateCRD(next, live)
 	r := &Report{CRD: live.Name, Update: verdictOf(res.Err, 200), Warnings: res.Warnings, Changes: Changes(live, next)}
 	stored := res.CRD
@@ -154,6 +171,9 @@ func Check(live, next *apiextensionsv1.CustomResourceDefinition, objects []map[s
 	for _, o := range objects {
 		r.Objects = append(r.Objects, checkObject(c, o))
 	}
+	if opts.Webhook != nil {
+		r.RoundTrips, r.RoundTripNote = roundTrips(ctx, c, opts)
+	}
 	r.summarize()
 	return r, nil
 }
@@ -165,6 +185,12 @@ func (r *Report) summarize() {
 	for _, c := range r.Changes {
 		if c.Breaking {
 			s.BreakingChanges++
+		}
+	}
+	s.RoundTrips = len(r.RoundTrips)
+	for _, t := range r.RoundTrips {
+		if t.Breaks() {
+			s.RoundTripsLossy++
 		}
 	}
 	s.Objects = len(r.Objects)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -16,7 +17,8 @@ import (
 	"github.com/crdkit/crdkit/internal/docs"
 )
 
-const convertHelp = `usage: crdkit convert --crds CRDS --to VERSION [-o json|yaml] [--webhook-url URL] [--webhook-ca FILE] FILE...
+const convertHelp = `usage: crdkit convert --crds CRDS --to VERSION [--resource PLURAL.GROUP] [-o json|yaml]
+                      [--webhook-url URL] [--webhook-ca FILE] FILE...
 
 Reads objects as stored (what etcd holds, for example from a backup), at any
 version their CRD defines, and prints what a GET at VERSION returns: the
@@ -29,7 +31,13 @@ return the object, allowed is false with its code, reason and message
 decode or convert). A CRD with strategy Webhook has its webhook called:
 its clientConfig.url, or --webhook-url, with its caBundle or --webhook-ca.
 Lists (kubectl get -o yaml) are read item by item; the output format is
-validate's (docs/output.md).
+validate's (docs/output.md), the causes of a 500 included.
+
+Each object is read with the CRD that defines its apiVersion's group and
+its kind. The server reads whatever is stored under a resource's keys, an
+object of another kind or group too: --resource PLURAL.GROUP (the CRD's
+name) reads every object as stored under that CRD's resource, and answers
+as the server does for it.
 
 Exit status: 0 when every object converts, 1 when any does not, 2 on usage
 or load errors.
@@ -47,6 +55,7 @@ func convertCmd(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("o", "json", "output format: json or yaml")
 	hookURL := fs.String("webhook-url", "", "call this URL instead of the CRDs' conversion webhook clientConfig")
 	hookCA := fs.String("webhook-ca", "", "a PEM file of the CA that signed the webhook's certificate (instead of the caBundle)")
+	resource := fs.String("resource", "", "read every object as stored under this CRD's resource (PLURAL.GROUP, the CRD's name), whatever its apiVersion and kind say, as the server reads what is at a key")
 	paths, status, ok := fs.parse(args, stdout, stderr)
 	if !ok {
 		return status
@@ -72,6 +81,25 @@ func convertCmd(args []string, stdout, stderr io.Writer) int {
 		wo.CABundle = ca
 	}
 	crds, status := loadStoredCRDs(crdPaths, wo, stderr)
+	var under *storedCRD // --resource
+	if *resource != "" {
+		var names []string
+		for _, s := range crds {
+			if s.crd.Name() == *resource {
+				under = &s
+			}
+			names = append(names, s.crd.Name())
+		}
+		if under == nil {
+			slices.Sort(names)
+			defined := "none is a CRD"
+			if len(names) > 0 {
+				defined = "they define: " + strings.Join(names, ", ")
+			}
+			fmt.Fprintf(stderr, "crdkit: --resource %s: no CRD of that name among --crds (%s)\n", *resource, defined)
+			return 2
+		}
+	}
 	files, err := docs.Files(paths)
 	if err != nil {
 		fmt.Fprintf(stderr, "crdkit: %v\n", err)
@@ -90,7 +118,7 @@ func convertCmd(args []string, stdout, stderr io.Writer) int {
 			return kind == "List" || ok && defined
 		}
 		for _, d := range expandLists(ds, isList, stderr, &status) {
-			r, err := convertDoc(crds, d, *to)
+			r, err := convertDoc(crds, under, d, *to)
 			if err != nil {
 				fmt.Fprintf(stderr, "crdkit: %s: %v\n", d.Location(), err)
 				status = 2
@@ -170,8 +198,9 @@ func loadStoredCRDs(paths []string, wo conversion.WebhookOptions, stderr io.Writ
 	return out, status
 }
 
-// convertDoc reads one stored document at version to.
-func convertDoc(crds map[runtimeschema.GroupKind]storedCRD, d docs.Doc, to string) (objectResult, error) {
+// convertDoc reads one stored document at version to, with the CRD under
+// when not nil (--resource), else with the CRD of its group and kind.
+func convertDoc(crds map[runtimeschema.GroupKind]storedCRD, under *storedCRD, d docs.Doc, to string) (objectResult, error) {
 	var head struct {
 		APIVersion any `json:"apiVersion"`
 		Kind       any `json:"kind"`
@@ -181,15 +210,18 @@ func convertDoc(crds map[runtimeschema.GroupKind]storedCRD, d docs.Doc, to strin
 		} `json:"metadata"`
 	}
 	_ = json.Unmarshal(d.JSON, &head)
-	r := objectResult{File: d.File, Index: d.Index, Path: d.Path, Checked: true}
+	r := objectResult{File: d.File, Index: d.Index, Line: d.Line, Path: d.Path, Checked: true}
 	r.APIVersion, _ = head.APIVersion.(string)
 	r.Kind, _ = head.Kind.(string)
 	r.Name, _ = head.Metadata.Name.(string)
 	r.Namespace, _ = head.Metadata.Namespace.(string)
 	gv, _ := runtimeschema.ParseGroupVersion(r.APIVersion)
 	s, ok := crds[runtimeschema.GroupKind{Group: gv.Group, Kind: r.Kind}]
+	if under != nil {
+		s, ok = *under, true
+	}
 	if !ok {
-		return r, fmt.Errorf("no CRD defines %s %s", r.APIVersion, r.Kind)
+		return r, fmt.Errorf("no CRD defines apiVersion %q, kind %q (if it is stored under a CRD's resource, give --resource PLURAL.GROUP)", r.APIVersion, r.Kind)
 	}
 	v := s.crd.Version(to)
 	if v == nil {
@@ -203,6 +235,11 @@ func convertDoc(crds map[runtimeschema.GroupKind]storedCRD, d docs.Doc, to strin
 		}
 		status := st.Status()
 		r.Code, r.Reason, r.Message = status.Code, string(status.Reason), status.Message
+		if status.Details != nil {
+			for _, c := range status.Details.Causes {
+				r.Causes = append(r.Causes, cause{Field: c.Field, Reason: string(c.Type), Message: c.Message})
+			}
+		}
 		return r, nil
 	}
 	if md, ok := obj["metadata"].(map[string]any); ok {

@@ -34,6 +34,15 @@ type lintResult struct {
 	Warnings  []string            `json:"warnings,omitempty"`
 
 	schemaLine int // the line of the schema in the file, for the text output
+	line       int // the document's first line, for the CI reports
+}
+
+// object is the result as the CI reports take it: validate's result for a
+// CRD object.
+func (r lintResult) object() objectResult {
+	return objectResult{File: r.File, Index: r.Index, Path: r.Path, Line: r.line, APIVersion: "apiextensions.k8s.io/v1",
+		Kind: "CustomResourceDefinition", Name: r.Name, Checked: true, Allowed: r.Allowed, Code: r.Code, Reason: string(r.Reason),
+		Message: r.Message, Causes: r.Causes, Warnings: r.Warnings, noFieldLines: true}
 }
 
 type cause struct {
@@ -42,7 +51,7 @@ type cause struct {
 	Message string `json:"message"`
 }
 
-const lintHelp = `usage: crdkit lint [-o text|json] [--old LIVE]... FILE|DIR...
+const lintHelp = `usage: crdkit lint [-o text|json|junit|tap|sarif|github] [--old LIVE]... FILE|DIR...
 
 Checks each CustomResourceDefinition document (YAML, multi-document YAML,
 JSON, or a List of CRDs as "kubectl get crds -o yaml" prints it) as the API
@@ -66,6 +75,10 @@ List; a CRD without status.storedVersions there is the manifest of the
 installed revision, taken as the server holds it once established. A
 revision without metadata.resourceVersion takes the live one's.
 
+-o junit, tap, sarif and github write the results as validate's CI reports
+do (docs/output.md in the repository): a testcase, test, result or
+annotation per CRD, at its file and first line.
+
 Documents that are not CRDs are skipped with a note when they come from a
 directory; a file named on the command line must hold only CRDs.
 
@@ -83,7 +96,7 @@ Examples:
 
 func lint(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("lint", lintHelp)
-	out := fs.String("o", "text", "output format: text or json")
+	out := fs.String("o", "text", "output format: text, json, or a CI report as validate writes them: junit, tap, sarif, github")
 	var old listFlag
 	fs.Var(&old, "old", "live CRDs (file or directory, repeatable): check documents of the same name as updates of them")
 	paths, status, ok := fs.parse(args, stdout, stderr)
@@ -93,9 +106,11 @@ func lint(args []string, stdout, stderr io.Writer) int {
 	if len(paths) == 0 {
 		return fs.usageError(stderr, "no FILE or DIR given")
 	}
-	if !oneOf(*out, "text", "json") {
-		return fs.usageError(stderr, "-o must be text or json, not %q", *out)
+	if !oneOf(*out, "text", "json") && !oneOf(*out, reportFormats...) {
+		return fs.usageError(stderr, "-o must be text, json, junit, tap, sarif or github, not %q", *out)
 	}
+	// items are the results and the errors in order, for the CI reports.
+	var items []any
 	files, err := docs.Files(paths)
 	if err != nil {
 		fmt.Fprintf(stderr, "crdkit: %v\n", err)
@@ -117,6 +132,7 @@ func lint(args []string, stdout, stderr io.Writer) int {
 		}
 		if err != nil {
 			fmt.Fprintf(stderr, "crdkit: %v\n", err)
+			items = append(items, err)
 			status = 2
 		}
 		for _, d := range expandLists(ds, isCRDList, stderr, &status) {
@@ -135,9 +151,10 @@ func lint(args []string, stdout, stderr io.Writer) int {
 				}
 				continue
 			}
-			r.schemaLine = schemaLine(data, d)
+			r.schemaLine, r.line = schemaLine(data, d), d.Line
 			if err != nil {
 				fmt.Fprintf(stderr, "crdkit: %v\n", err)
+				items = append(items, err)
 				status = 2
 				continue
 			}
@@ -145,6 +162,7 @@ func lint(args []string, stdout, stderr io.Writer) int {
 				status = 1
 			}
 			results = append(results, r)
+			items = append(items, r)
 		}
 	}
 	if nskipped > 0 {
@@ -156,6 +174,18 @@ func lint(args []string, stdout, stderr io.Writer) int {
 	}
 	if *out == "json" {
 		writeJSON(stdout, map[string]any{"results": nonNil(results)})
+		return status
+	}
+	if rep := newReport(stdout, *out); rep != nil {
+		for _, it := range items {
+			switch it := it.(type) {
+			case lintResult:
+				rep.result(it.object())
+			case error:
+				rep.fail(it)
+			}
+		}
+		rep.close()
 		return status
 	}
 	for _, r := range results {

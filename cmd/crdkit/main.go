@@ -1,13 +1,13 @@
 // Command crdkit answers, offline, what the Kubernetes API server would say
 // about CustomResourceDefinitions and the objects they serve.
 //
-//	crdkit lint [-o text|json] [--old LIVE]... FILE|DIR...
-//	crdkit validate [--crds FILE|DIR]... [--field-validation M] [-o text|json|yaml] FILE|DIR...
+//	crdkit lint [-o text|json|junit|tap|sarif|github] [--old LIVE]... FILE|DIR...
+//	crdkit validate [--crds FILE|DIR]... [--field-validation M] [--skip|--reject KIND,...] [-o text|json|yaml|junit|tap|sarif|github] FILE|DIR...
 //	crdkit get [--crds FILE|DIR]... [-o wide|json] FILE|DIR...
 //	crdkit versions [-o text|json] CRD-FILE
 //	crdkit openapi --openapi-version 2|3 [--group-version G/V] [-o json|yaml] CRD-FILE...
 //	crdkit explain --crds CRDS RESOURCE[.FIELD...] [--api-version G/V] [--recursive]
-//	crdkit convert --crds CRDS --to VERSION [-o json|yaml] FILE...
+//	crdkit convert --crds CRDS --to VERSION [--resource PLURAL.GROUP] [-o json|yaml] FILE...
 //	crdkit upgrade --old LIVE-CRD --new NEW-CRD [--objects FILE|DIR]... [-o text|json]
 //	crdkit bench [--crds FILE|DIR]... FILE|DIR...
 //	crdkit version
@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/pprof"
 	"strings"
 )
 
@@ -82,6 +83,15 @@ Examples:
 }
 
 func main() {
+	if p := os.Getenv("CRDKIT_CPUPROFILE"); p != "" {
+		// A CPU profile of the run, for go tool pprof (BENCHMARKS.md).
+		if f, err := os.Create(p); err == nil && pprof.StartCPUProfile(f) == nil {
+			code := run(os.Args[1:], os.Stdout, os.Stderr)
+			pprof.StopCPUProfile()
+			f.Close()
+			os.Exit(code)
+		}
+	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 

@@ -265,7 +265,7 @@ func TestValidateManyDocuments(t *testing.T) {
 		case 1:
 			fmt.Fprintf(&b, "---\napiVersion: stable.example.com/v1\nkind: CronTab\nmetadata:\n  name: bad-%d\nspec:\n  replicas: 99\n", i)
 		default:
-			fmt.Fprintf(&b, "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm-%d\n", i)
+			fmt.Fprintf(&b, "---\napiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: cm-%d\n", i)
 		}
 	}
 	p := writeFile(t, "many.yaml", b.String())

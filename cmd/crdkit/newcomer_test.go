@@ -29,8 +29,8 @@ items:
   kind: CronTab
   metadata: {name: bad, namespace: prod}
   spec: {cronSpec: "* * * * */5", replicas: 99}
-- apiVersion: v1
-  kind: ConfigMap
+- apiVersion: example.com/v1
+  kind: Widget
   metadata: {name: cm, namespace: prod}
 `
 
@@ -65,7 +65,7 @@ func brief(r objectResult) string {
 }
 
 func TestValidateList(t *testing.T) {
-	list := writeFile(t, "list.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: first}\n---\n"+crontabList)
+	list := writeFile(t, "list.yaml", "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: first}\n---\n"+crontabList)
 	typed := writeFile(t, "typed.json", crontabTypedList)
 	code, out, errs := runCLI(t, "validate", "--crds", crontabCRD, "-o", "json", list, typed)
 	if code != 1 {
@@ -76,10 +76,10 @@ func TestValidateList(t *testing.T) {
 		got = append(got, brief(r))
 	}
 	want := []string{
-		"#0  ConfigMap first not checked",
+		"#0  Widget first not checked",
 		"#1 items[0] CronTab good 201",
 		"#1 items[1] CronTab bad 422",
-		"#1 items[2] ConfigMap cm not checked",
+		"#1 items[2] Widget cm not checked",
 		"#0 items[0] CronTab a 201",
 		"#0 items[1] CronTab b 422",
 		"#0 items[2].items[0] CronTab c 201",
@@ -204,7 +204,7 @@ func TestValidateUnservedVersion(t *testing.T) {
 	// What client-go (and so kubectl) makes of the server's answer, a 404
 	// with the text "404 page not found" (conformance/servertest checks it
 	// against the server: TestCLIUnservedVersion).
-	want := objectResult{File: objs, APIVersion: "example.com/v2", Kind: "Widget", Name: "a", Checked: true, Code: 404, Reason: "NotFound",
+	want := objectResult{File: objs, Line: 1, APIVersion: "example.com/v2", Kind: "Widget", Name: "a", Checked: true, Code: 404, Reason: "NotFound",
 		Message: "the server could not find the requested resource", Causes: []cause{{Reason: "UnexpectedServerResponse", Message: "404 page not found"}}}
 	if got := rs[0]; !reflect.DeepEqual(got, want) {
 		t.Errorf("v2 (defined, not served) = %+v, want %+v", got, want)
@@ -391,7 +391,7 @@ func TestEmptyDirectory(t *testing.T) {
 }
 
 func TestNotCheckedJSONShape(t *testing.T) {
-	cm := writeFile(t, "cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: noisy}\n")
+	cm := writeFile(t, "cm.yaml", "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: noisy}\n")
 	code, out, _ := runCLI(t, "validate", "-o", "json", cm, "../../examples/crontab/")
 	if code != 0 {
 		t.Fatalf("exit = %d", code)

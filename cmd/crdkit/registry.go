@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"slices"
 	"strings"
@@ -34,6 +33,14 @@ type registry struct {
 	// are compiled, and a refusal fails the run even when no object uses
 	// the CRD.
 	inputs []*lazyCRD
+	// unreadable are the errors of --crds documents whose head could not
+	// be read (invalid YAML): see loadRegistry's lenient.
+	unreadable []error
+	// kept holds the contents of inputs read while registering, by path,
+	// up to keptBudget bytes in all, so that the inputs' reader need not
+	// read them again (read).
+	kept     sync.Map
+	keptSize atomic.Int64
 
 	// The background compilation (prefetch).
 	stop      chan struct{}
@@ -43,16 +50,28 @@ type registry struct {
 
 // lazyCRD is one CRD document, compiled on first use.
 type lazyCRD struct {
-	doc  docs.Doc
-	head crdHead
-	once sync.Once
-	crd  *crdkit.CRD
-	err  error
-	used atomic.Bool // an object asked for it (its error, if any, was reported with the object)
+	doc docs.Doc
+	// chunk is the document not yet converted, when its head was read
+	// from its YAML text (yamlCRDHead): it is converted on first use.
+	chunk *docs.Chunk
+	head  crdHead
+	once  sync.Once
+	crd   *crdkit.CRD
+	err   error
+	used  atomic.Bool // an object asked for it (its error, if any, was reported with the object)
 }
 
 func (l *lazyCRD) load() (*crdkit.CRD, error) {
 	l.once.Do(func() {
+		if l.chunk != nil {
+			js, _, err := l.chunk.Convert()
+			l.chunk = nil
+			if err != nil {
+				l.err = err
+				return
+			}
+			l.doc.JSON = js
+		}
 		l.crd, l.err = crdkit.Load(l.doc.JSON)
 		if l.err != nil {
 			where := ""
@@ -110,7 +129,12 @@ func isCRD(js []byte) (crdHead, bool) {
 // document for the same version wins, as a later apply would. input marks
 // a CRD found among the inputs.
 func (r *registry) add(d docs.Doc, h crdHead, input bool) {
-	l := &lazyCRD{doc: d, head: h}
+	r.addLazy(&lazyCRD{doc: d, head: h}, input)
+}
+
+// addLazy registers l, as add does.
+func (r *registry) addLazy(l *lazyCRD, input bool) {
+	d, h := l.doc, l.head
 	for _, v := range h.Spec.Versions {
 		if v.Served {
 			r.byKey[h.Spec.Group+"/"+v.Name+" "+h.Spec.Names.Kind] = l
@@ -270,16 +294,34 @@ func (r *registry) refused() []error {
 // first CRD are checked while the next ones compile. The hints are only
 // that: a CRD is still compiled when an object needs it, and its errors
 // are reported only then. Call close when done.
+//
+// The CRDs of --crds are read lazily: the head of a YAML document (its
+// type meta, group, names and versions) is read from its text
+// (yamlCRDHead), and the document is converted and compiled only when an
+// object needs it, so that one object against a directory of many CRDs
+// costs what its own CRD costs. A --crds document whose head cannot be
+// read that way is converted at once; when that fails (invalid YAML), the
+// error fails the run, unless lenient: then it goes to reg.unreadable, for
+// the caller to report (validate: a warning when every object found its
+// CRD, else an error).
 func loadRegistry(crds, inputs []string, stderr io.Writer) (*registry, int) {
+	return loadRegistryWith(crds, inputs, stderr, false)
+}
+
+func loadRegistryWith(crds, inputs []string, stderr io.Writer, lenient bool) (*registry, int) {
 	reg := &registry{byKey: map[string]*lazyCRD{}, byGroupKind: map[string]*lazyCRD{}, listKinds: map[string]bool{}, stop: make(chan struct{})}
 	status := 0
 	type crdFile struct {
 		path  string
 		data  []byte
 		ds    []docs.Doc
-		heads []crdHead // of ds
-		crds  []bool    // which of ds are CRDs
+		heads []crdHead     // of ds
+		crds  []bool        // which of ds are CRDs
+		lazy  []*docs.Chunk // of ds: a document not yet converted, read by its head
 		err   error
+		// unreadable: documents of a --crds file that could not be read,
+		// when lenient.
+		unreadable []error
 	}
 	var (
 		crdFiles [2][]*crdFile // of --crds, of the inputs
@@ -301,10 +343,11 @@ func loadRegistry(crds, inputs []string, stderr io.Writer) (*registry, int) {
 		type found struct {
 			crd   *crdFile
 			hints []string
+			data  []byte // kept for the inputs' reader (reg.read)
 			err   error
 		}
 		out := make([]found, len(files))
-		one := func(j int, buf *bytes.Buffer) {
+		one := func(j int, buf *[]byte) {
 			f := files[j]
 			data, err := readReusing(f.Path, buf)
 			if err != nil {
@@ -314,25 +357,32 @@ func loadRegistry(crds, inputs []string, stderr io.Writer) (*registry, int) {
 			if withHints {
 				out[j].hints = typeMetaHints(f.Path, data)
 			}
-			if !bytes.Contains(data, []byte("CustomResourceDefinition")) {
-				return // no CRD here: spare the YAML conversion
-			}
-			if f.Path != docs.Stdin {
+			crds := bytes.Contains(data, []byte("CustomResourceDefinition"))
+			if f.Path != docs.Stdin && (crds || withHints && reg.keep(len(data))) {
 				data = bytes.Clone(data) // the documents keep slices of it
+				if withHints {
+					out[j].data = data
+				}
+			}
+			if !crds {
+				return // no CRD here: spare the YAML conversion
 			}
 			out[j].crd = &crdFile{path: f.Path, data: data}
 		}
 		var bufs sync.Pool
 		par.Each(len(files), func(j int) {
-			buf, _ := bufs.Get().(*bytes.Buffer)
+			buf, _ := bufs.Get().(*[]byte)
 			if buf == nil {
-				buf = new(bytes.Buffer)
+				buf = new([]byte)
 			}
 			one(j, buf)
 			bufs.Put(buf)
 		})
 		seen := map[string]bool{}
-		for _, o := range out {
+		for j, o := range out {
+			if o.data != nil {
+				reg.kept.Store(files[j].Path, o.data)
+			}
 			if o.err != nil {
 				errs[i] = append(errs[i], o.err)
 				continue
@@ -351,7 +401,7 @@ func loadRegistry(crds, inputs []string, stderr io.Writer) (*registry, int) {
 	// split converts the files' documents to JSON and reads their CRD
 	// heads, on all cores, the largest files first: a large CRD started
 	// last would leave the other cores idle while it converts.
-	split := func(fs []*crdFile) {
+	split := func(fs []*crdFile, lazy bool) {
 		order := make([]int, len(fs))
 		for i := range order {
 			order[i] = i
@@ -359,9 +409,22 @@ func loadRegistry(crds, inputs []string, stderr io.Writer) (*registry, int) {
 		slices.SortStableFunc(order, func(a, b int) int { return len(fs[b].data) - len(fs[a].data) })
 		par.Each(len(fs), func(j int) {
 			f := fs[order[j]]
+			if lazy {
+				splitLazy(f.path, f.data, lenient, func(d docs.Doc, c *docs.Chunk, h crdHead, crd bool) {
+					f.ds, f.lazy, f.heads, f.crds = append(f.ds, d), append(f.lazy, c), append(f.heads, h), append(f.crds, crd)
+				}, func(err error) {
+					if lenient {
+						f.unreadable = append(f.unreadable, err)
+					} else if f.err == nil {
+						f.err = err
+					}
+				})
+				return
+			}
 			f.ds, f.err = splitCRDs(f.path, f.data)
 			f.heads = make([]crdHead, len(f.ds))
 			f.crds = make([]bool, len(f.ds))
+			f.lazy = make([]*docs.Chunk, len(f.ds))
 			for k, d := range f.ds {
 				f.heads[k], f.crds[k] = isCRD(d.JSON)
 			}
@@ -374,9 +437,9 @@ func loadRegistry(crds, inputs []string, stderr io.Writer) (*registry, int) {
 		defer close(scanned)
 		read(1, inputs, true)
 	}()
-	split(crdFiles[0])
+	split(crdFiles[0], true)
 	<-scanned
-	split(crdFiles[1])
+	split(crdFiles[1], false)
 	for _, es := range errs {
 		for _, err := range es {
 			fmt.Fprintf(stderr, "crdkit: %v\n", err)
@@ -389,9 +452,10 @@ func loadRegistry(crds, inputs []string, stderr io.Writer) (*registry, int) {
 				fmt.Fprintf(stderr, "crdkit: %v\n", f.err)
 				status = 2
 			}
+			reg.unreadable = append(reg.unreadable, f.unreadable...)
 			for k, d := range f.ds {
 				if f.crds[k] {
-					reg.add(d, f.heads[k], i == 1)
+					reg.addLazy(&lazyCRD{doc: d, head: f.heads[k], chunk: f.lazy[k]}, i == 1)
 				}
 			}
 		}
@@ -402,6 +466,65 @@ func loadRegistry(crds, inputs []string, stderr io.Writer) (*registry, int) {
 	}
 	reg.prefetch(hints)
 	return reg, status
+}
+
+// splitLazy calls add with each document of a --crds file: with its chunk
+// (not converted) and head when yamlCRDHead reads a CRD's head from its
+// text, else converted (Lists of CRDs expanded into their items) with its
+// head and whether it is a CRD. A document that cannot be converted goes
+// to fail; unless lenient, the documents after it are left out, as
+// splitCRDs leaves them.
+func splitLazy(file string, data []byte, lenient bool, add func(d docs.Doc, c *docs.Chunk, h crdHead, crd bool), fail func(error)) {
+	chunks, err := docs.Chunks(file, data)
+	if err != nil {
+		fail(err)
+		return
+	}
+	index := 0
+	for k := range chunks {
+		c := &chunks[k]
+		if t := bytes.TrimLeft(c.Text, " \t\n"); len(t) == 0 || t[0] != '{' {
+			if h, ok := yamlCRDHead(c.Text); ok {
+				switch {
+				case h.APIVersion == "apiextensions.k8s.io/v1" && h.Kind == "CustomResourceDefinition":
+					add(docs.Doc{File: file, Index: index, Line: c.Line}, c, h, true)
+					index++
+					continue
+				case !isCRDList(h.APIVersion, h.Kind):
+					index++ // not a CRD (converting it would give a document: YAML read it as a mapping)
+					continue
+				}
+			}
+		}
+		js, warnings, err := c.Convert()
+		if err != nil {
+			fail(err)
+			if !lenient {
+				return
+			}
+			continue
+		}
+		if js == nil {
+			continue
+		}
+		d := docs.Doc{File: file, Index: index, Line: c.Line, JSON: js, Warnings: warnings}
+		index++
+		ds := []docs.Doc{d}
+		items, ok, ierr := docs.Items(d, isCRDList)
+		if ok {
+			ds = items
+		}
+		for _, d := range ds {
+			h, crd := isCRD(d.JSON)
+			add(d, nil, h, crd)
+		}
+		if ierr != nil {
+			fail(ierr)
+			if !lenient {
+				return
+			}
+		}
+	}
 }
 
 // splitCRDs is docs.Split with Lists of CRDs (kubectl get crds -o yaml)
@@ -626,20 +749,38 @@ func yamlTypeMeta(b []byte) (apiVersion, kind string) {
 	return
 }
 
-// readReusing reads a file into buf, reusing its memory: the registry reads
-// every input to look for CRDs, and most inputs hold none.
-func readReusing(path string, buf *bytes.Buffer) ([]byte, error) {
-	if path == docs.Stdin {
-		return docs.ReadFile(path)
+// keptBudget bounds the input bytes the registry keeps for the inputs'
+// reader: the first inputs are read once, the others twice, so that memory
+// stays flat in the number of documents.
+const keptBudget = 8 << 20
+
+// keep reserves n bytes of the budget.
+func (r *registry) keep(n int) bool {
+	if r.keptSize.Add(int64(n)) <= keptBudget {
+		return true
 	}
-	f, err := os.Open(path)
+	r.keptSize.Add(-int64(n))
+	return false
+}
+
+// read returns an input's contents: those kept while registering (handed
+// over once), else read from the file.
+func (r *registry) read(path string) ([]byte, error) {
+	if data, ok := r.kept.LoadAndDelete(path); ok {
+		return data.([]byte), nil
+	}
+	return docs.ReadFile(path)
+}
+
+// readReusing reads a file into *buf, reusing its memory: the registry
+// reads every input to look for CRDs, and most inputs hold none.
+func readReusing(path string, buf *[]byte) ([]byte, error) {
+	data, err := docs.ReadFileInto(path, *buf)
 	if err != nil {
-		return nil, &docs.Error{File: path, Err: err}
+		return nil, err
 	}
-	defer f.Close()
-	buf.Reset()
-	if _, err := buf.ReadFrom(f); err != nil {
-		return nil, &docs.Error{File: path, Err: err}
+	if path != docs.Stdin && cap(data) > cap(*buf) {
+		*buf = data[:0] // grown: keep the larger memory for the next file
 	}
-	return buf.Bytes(), nil
+	return data, nil
 }

@@ -21,18 +21,51 @@ type resultWriter struct {
 	// are reused.
 	buf bytes.Buffer
 	enc *json.Encoder
+	// report writes the CI formats (reports.go); nil for the others.
+	report report
 }
 
 func newResultWriter(w io.Writer, format string) *resultWriter {
-	return &resultWriter{w: w, format: format}
+	return &resultWriter{w: w, format: format, report: newReport(w, format)}
+}
+
+// all reports whether the format holds every result whatever -q says: the
+// reports that count results (JUnit, TAP, SARIF).
+func (rw *resultWriter) all() bool {
+	return rw.report != nil && rw.format != "github"
+}
+
+// fail reports an error that has no result (a document that could not be
+// read or checked) in the CI formats; the others leave it to standard error.
+func (rw *resultWriter) fail(err error) {
+	if rw.report != nil {
+		rw.report.fail(err)
+	}
 }
 
 func (rw *resultWriter) write(r objectResult) {
+	if rw.report != nil {
+		rw.report.result(r)
+		return
+	}
 	defer func() { rw.n++ }()
+	objectJSON := r.objectJSON
+	if objectJSON != nil && rw.format == "json" {
+		r.Object = nil // written from objectJSON, after the other fields
+	}
 	var v any = r
-	if r.NotChecked {
-		v = notCheckedResult{File: r.File, Index: r.Index, Path: r.Path, APIVersion: r.APIVersion, Kind: r.Kind,
-			Namespace: r.Namespace, Name: r.Name, NotChecked: true, Message: r.Message, Warnings: r.Warnings}
+	switch {
+	case r.NotChecked:
+		v = notCheckedResult{File: r.File, Index: r.Index, Line: r.Line, Path: r.Path, APIVersion: r.APIVersion, Kind: r.Kind,
+			Namespace: r.Namespace, Name: r.Name, NotChecked: true, Skipped: r.Skipped, Message: r.Message, Warnings: r.Warnings}
+	case r.Rejected:
+		v = rejectedResult{File: r.File, Index: r.Index, Line: r.Line, Path: r.Path, APIVersion: r.APIVersion, Kind: r.Kind,
+			Namespace: r.Namespace, Name: r.Name, Rejected: true, Message: r.Message, Warnings: r.Warnings}
+	}
+	if r.Checks != "" && r.Allowed {
+		// No code: the server's own validation of the kind was not run.
+		v = builtinAcceptedResult{File: r.File, Index: r.Index, Path: r.Path, APIVersion: r.APIVersion, Kind: r.Kind,
+			Namespace: r.Namespace, Name: r.Name, Line: r.Line, Checked: true, Checks: r.Checks, Allowed: true, Message: r.Message, Warnings: r.Warnings}
 	}
 	switch rw.format {
 	case "json":
@@ -42,6 +75,9 @@ func (rw *resultWriter) write(r objectResult) {
 		rw.buf.Reset()
 		_ = rw.enc.Encode(v)
 		b := bytes.TrimRight(rw.buf.Bytes(), "\n")
+		if objectJSON != nil {
+			b = spliceObject(b, objectJSON)
+		}
 		if rw.n == 0 {
 			fmt.Fprint(rw.w, "{\n  \"results\": [\n    ")
 		} else {
@@ -64,8 +100,10 @@ func (rw *resultWriter) write(r objectResult) {
 			fmt.Fprintf(rw.w, "%s: warning: %s\n", id, w)
 		}
 		switch {
-		case r.NotChecked:
+		case r.NotChecked, r.Rejected:
 			fmt.Fprintf(rw.w, "%s: %s\n", id, r.Message)
+		case r.Allowed && r.Checks != "":
+			fmt.Fprintf(rw.w, "%s: accepted (%s)\n", id, r.Message)
 		case r.Allowed:
 			fmt.Fprintf(rw.w, "%s: accepted\n", id)
 		default:
@@ -84,9 +122,23 @@ func (rw *resultWriter) write(r objectResult) {
 	}
 }
 
+// spliceObject puts "object" (its encoding) last in a result encoded
+// without it, where the encoder puts it: the fields after it are empty in
+// a checked result (see objectResult).
+func spliceObject(b, objectJSON []byte) []byte {
+	const end = "\n    }"
+	out := make([]byte, 0, len(b)+len(objectJSON)+24)
+	out = append(out, bytes.TrimSuffix(b, []byte(end))...)
+	out = append(out, ",\n      \"object\": "...)
+	out = append(out, objectJSON...)
+	return append(out, end...)
+}
+
 // close ends the document.
 func (rw *resultWriter) close() {
 	switch {
+	case rw.report != nil:
+		rw.report.close()
 	case rw.format == "json" && rw.n == 0:
 		fmt.Fprint(rw.w, "{\n  \"results\": []\n}\n")
 	case rw.format == "json":
@@ -142,4 +194,23 @@ func (p *progress) done() {
 	if p.on && p.last != p.start {
 		fmt.Fprintln(p.w)
 	}
+}
+
+// builtinAcceptedResult is how a document of a built-in kind that passes
+// the decode-level checks is written: allowed, but no code, since the
+// server's own validation of the kind was not run.
+type builtinAcceptedResult struct {
+	File       string   `json:"file"`
+	Index      int      `json:"index"`
+	Path       string   `json:"path,omitempty"`
+	APIVersion string   `json:"apiVersion"`
+	Kind       string   `json:"kind"`
+	Namespace  string   `json:"namespace,omitempty"`
+	Name       string   `json:"name"`
+	Line       int      `json:"line,omitempty"`
+	Checked    bool     `json:"checked"`
+	Checks     string   `json:"checks"`
+	Allowed    bool     `json:"allowed"`
+	Message    string   `json:"message"`
+	Warnings   []string `json:"warnings,omitempty"`
 }

@@ -1,20 +1,25 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
+	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	kjson "sigs.k8s.io/json"
 
 	"github.com/crdkit/crdkit"
+	"github.com/crdkit/crdkit/conversion"
 	"github.com/crdkit/crdkit/internal/docs"
 	"github.com/crdkit/crdkit/upgrade"
 )
 
 const upgradeUsage = `usage: crdkit upgrade --old LIVE-CRD --new NEW-CRD [--objects FILE|DIR]... [-o text|json]
+                      [--webhook-url URL] [--webhook-ca FILE] [--round-trips N]
 
 Reports what updating a CRD from its live revision to a new one does,
 before you apply it:
@@ -33,17 +38,26 @@ before you apply it:
     new revision: the fields a GET prunes and the defaults it adds, whether
     a no-op update is accepted, the fields only ratcheting keeps (their
     next change is refused; a change is tried and its answer shown), and
-    whether a create of the same content is refused.
+    whether a create of the same content is refused;
+  - when the new revision converts through a webhook: N objects generated
+    at each served version (valid there) sent through every other served
+    version and back, each leg one ConversionReview checked as the server
+    checks it, and every field that does not come back as it was (lost or
+    changed), or the webhook's failure. The webhook is called at its
+    clientConfig.url, or --webhook-url, with its caBundle or --webhook-ca;
+    --round-trips 0 calls nothing.
 
 LIVE-CRD is the CRD as kubectl get crd NAME -o yaml prints it, or the
 manifest of the installed revision (then taken as the server holds it once
 established). Exit status: 0 when nothing breaks, 1 when anything does
-(the update refused, a breaking change, an object that breaks), 2 on usage
+(the update refused, a breaking change, an object that breaks, a lossy
+or failing conversion round trip), 2 on usage
 or load errors.
 
 Examples:
   crdkit upgrade --old examples/crd-upgrade/live.yaml --new examples/crd-upgrade/next.yaml
   crdkit upgrade --old live.yaml --new next.yaml --objects stored/ -o json
+  crdkit upgrade --old live.yaml --new next.yaml --webhook-url https://localhost:9443/convert --webhook-ca ca.pem
 `
 
 func upgradeCmd(args []string, stdout, stderr io.Writer) int {
@@ -53,6 +67,9 @@ func upgradeCmd(args []string, stdout, stderr io.Writer) int {
 	newPath := fs.String("new", "", "the new revision of the CRD (file)")
 	var objects listFlag
 	fs.Var(&objects, "objects", "stored objects of the CRD (file or directory, repeatable)")
+	hookURL := fs.String("webhook-url", "", "call this URL instead of the new revision's conversion webhook clientConfig")
+	hookCA := fs.String("webhook-ca", "", "a PEM file of the CA that signed the webhook's certificate (instead of the caBundle)")
+	trips := fs.Int("round-trips", 10, "objects generated per served version for the conversion round trips (0: none)")
 	paths, status, ok := fs.parse(args, stdout, stderr)
 	if !ok {
 		return status
@@ -64,6 +81,21 @@ func upgradeCmd(args []string, stdout, stderr io.Writer) int {
 		return fs.usageError(stderr, "unexpected argument %q (the objects go after --objects)", paths[0])
 	case !oneOf(*out, "text", "json"):
 		return fs.usageError(stderr, "-o must be text or json, not %q", *out)
+	case *trips < 0:
+		return fs.usageError(stderr, "--round-trips must be 0 or more, not %d", *trips)
+	}
+	var opts upgrade.Options
+	if *trips > 0 {
+		wo := &conversion.WebhookOptions{URL: *hookURL}
+		if *hookCA != "" {
+			ca, err := os.ReadFile(*hookCA)
+			if err != nil {
+				fmt.Fprintf(stderr, "crdkit: --webhook-ca: %v\n", err)
+				return 2
+			}
+			wo.CABundle = ca
+		}
+		opts = upgrade.Options{Webhook: wo, RoundTripObjects: *trips}
 	}
 	live, err := readOneCRD(*oldPath)
 	if err == nil {
@@ -90,7 +122,9 @@ func upgradeCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "crdkit: --objects: %v\n", err)
 		return 2
 	}
-	r, err := upgrade.Check(live, next, objs)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	r, err := upgrade.CheckWith(ctx, live, next, objs, opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "crdkit: %v\n", err)
 		return 2
@@ -241,10 +275,35 @@ func printUpgrade(w io.Writer, r *upgrade.Report) {
 		}
 		printVerdict(w, "a create of the same content", o.Create)
 	}
+	if len(r.RoundTrips) > 0 {
+		fmt.Fprintln(w, "conversion round trips:")
+	}
+	for _, t := range r.RoundTrips {
+		mark := "ok      "
+		if t.Breaks() {
+			mark = "BREAKS  "
+		}
+		fmt.Fprintf(w, "  %s %s -> %s -> %s (%d generated objects)\n", mark, t.From, t.Via, t.From, t.Objects)
+		if t.Error != "" {
+			fmt.Fprintf(w, "    %s\n", t.Error)
+		}
+		if len(t.Lost) > 0 {
+			fmt.Fprintf(w, "    lost: %s\n", strings.Join(t.Lost, ", "))
+		}
+		if len(t.Changed) > 0 {
+			fmt.Fprintf(w, "    changed: %s\n", strings.Join(t.Changed, ", "))
+		}
+	}
+	if r.RoundTripNote != "" {
+		fmt.Fprintf(w, "note: %s\n", r.RoundTripNote)
+	}
 	s := r.Summary
 	fmt.Fprintf(w, "summary: update %s; %d changes, %d breaking; %d objects, %d break (%d pruned on read, %d refused on update, %d refused on create, %d with ratcheted fields, %d not checked)\n",
 		map[bool]string{true: "refused", false: "accepted"}[s.UpdateRefused], s.Changes, s.BreakingChanges,
 		s.Objects, s.ObjectsBreaking, s.Pruned, s.UpdateRefusedFor, s.CreateRefusedFor, s.RatchetedFor, s.Unchecked)
+	if s.RoundTrips > 0 {
+		fmt.Fprintf(w, "summary: %d conversion round trips, %d lossy or failing\n", s.RoundTrips, s.RoundTripsLossy)
+	}
 }
 
 func printVerdict(w io.Writer, what string, v upgrade.Verdict) {

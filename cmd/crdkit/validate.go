@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -8,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -15,6 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/crdkit/crdkit"
+	"github.com/crdkit/crdkit/builtin"
 	"github.com/crdkit/crdkit/internal/docs"
 )
 
@@ -35,9 +38,15 @@ type objectResult struct {
 	Kind       string `json:"kind"`
 	Namespace  string `json:"namespace,omitempty"`
 	Name       string `json:"name"`
+	// Line is the document's first line in its file (the List's, for an
+	// item of a List).
+	Line int `json:"line,omitempty"`
 	// Checked is false only for a document no CRD serves, which is written
 	// as a notCheckedResult.
-	Checked  bool           `json:"checked"`
+	Checked bool `json:"checked"`
+	// Checks is "decode" for a document of a built-in kind: only the
+	// server's decoding and metadata checks were made (see builtin.Check).
+	Checks   string         `json:"checks,omitempty"`
 	Allowed  bool           `json:"allowed"`
 	Code     int32          `json:"code"`
 	Reason   string         `json:"reason,omitempty"`
@@ -45,10 +54,21 @@ type objectResult struct {
 	Causes   []cause        `json:"causes,omitempty"`
 	Warnings []string       `json:"warnings,omitempty"`
 	Object   map[string]any `json:"object,omitempty"`
-	// NotChecked marks a document no CRD serves (without --require-crd).
+	// NotChecked marks a document no CRD serves (without --require-crd),
+	// or one of a kind --skip names (then Skipped too).
 	NotChecked bool `json:"notChecked,omitempty"`
+	Skipped    bool `json:"skipped,omitempty"`
+	// Rejected marks a document of a kind --reject names, written as a
+	// rejectedResult.
+	Rejected bool `json:"rejected,omitempty"`
 
 	note string // a line of explanation for the text output, not the server's
+	// objectJSON is Object as -o json writes it (appendIndentedJSON),
+	// encoded on the worker that checked it; nil when not.
+	objectJSON []byte
+	// noFieldLines: the causes' fields do not name the document's paths
+	// (lint's, which name the schema spec.validation.openAPIV3Schema).
+	noFieldLines bool
 }
 
 // notCheckedResult is how a document no CRD serves is written: no allowed,
@@ -61,8 +81,10 @@ type notCheckedResult struct {
 	Kind       string   `json:"kind"`
 	Namespace  string   `json:"namespace,omitempty"`
 	Name       string   `json:"name"`
+	Line       int      `json:"line,omitempty"`
 	Checked    bool     `json:"checked"`
 	NotChecked bool     `json:"notChecked"` // kept from the first output format
+	Skipped    bool     `json:"skipped,omitempty"`
 	Message    string   `json:"message"`
 	Warnings   []string `json:"warnings,omitempty"`
 }
@@ -77,7 +99,9 @@ func (r *objectResult) location() string {
 }
 
 const validateHelp = `usage: crdkit validate [--crds FILE|DIR]... [-n NAMESPACE] [--field-validation Strict|Warn|Ignore]
-                       [--old LIVE [--subresource status]] [--require-crd] [-q] [-o text|json|yaml] FILE|DIR|-...
+                       [--old LIVE [--subresource status]] [--require-crd] [-q]
+                       [--skip KIND,...] [--reject KIND,...]
+                       [-o text|json|yaml|junit|tap|sarif|github] FILE|DIR|-...
 
 Checks each object document (YAML, multi-document YAML or JSON; "-" reads
 standard input) against the CRD that serves its apiVersion and kind, as a
@@ -97,11 +121,38 @@ crdkit warns about it in the server's words for a YAML body ("line 5: key
 "image" already set in map", the line counted from the document's first).
 
 Namespaced objects without a namespace get -n's, else "default". CRDs are
-taken from --crds (compiled only when an object needs them) and from the
-inputs (all compiled: one the server would refuse fails the run). An object
+taken from --crds (read by their head, converted and compiled only when
+an object needs them; a --crds document that is not valid YAML is a
+warning when no object needed it, see docs/output.md) and from the inputs
+(all compiled: one the server would refuse fails the run). An object
 whose group and kind a CRD defines, at a version it does not serve, is
-refused with the server's 404. Documents no CRD serves (Deployments,
-ConfigMaps...) are reported as not checked.
+refused with the server's 404.
+
+Documents of Kubernetes' own kinds (apps/v1 Deployment, StatefulSet,
+DaemonSet, ReplicaSet, ControllerRevision; v1 Service, ConfigMap, Secret,
+Pod, ServiceAccount, Namespace, PersistentVolumeClaim, PersistentVolume,
+LimitRange, ResourceQuota, ReplicationController, PodTemplate; batch/v1 Job,
+CronJob; networking.k8s.io/v1 Ingress, IngressClass, NetworkPolicy;
+rbac.authorization.k8s.io/v1 Role, ClusterRole, RoleBinding,
+ClusterRoleBinding; policy/v1 PodDisruptionBudget; autoscaling/v2 and v1
+HorizontalPodAutoscaler; storage.k8s.io/v1 StorageClass;
+scheduling.k8s.io/v1 PriorityClass; node.k8s.io/v1 RuntimeClass;
+coordination.k8s.io/v1 Lease; discovery.k8s.io/v1 EndpointSlice;
+admissionregistration.k8s.io/v1 ValidatingWebhookConfiguration,
+MutatingWebhookConfiguration) get decode-level checks ("checks":
+"decode" in -o json): the server's decoder (unknown, duplicate and mistyped
+fields, in its words) and metadata checks (name by the kind's rule, labels,
+annotations, namespace...), always as creates. The server's own validation
+of the kind (a Deployment's selector against its template...) is not run.
+These kinds at a version Kubernetes 1.37 no longer serves (extensions/v1beta1
+Ingress, batch/v1beta1 CronJob...) get the server's 404. Documents of other
+kinds no CRD serves are reported as not checked.
+
+--skip and --reject take kinds as kubeconform's -skip and -reject do,
+comma-separated: Kind (any apiVersion) or apiVersion/Kind (v1/ConfigMap,
+apps/v1/Deployment). A document of a skipped kind is not checked, even if a
+CRD serves it; one of a rejected kind is refused (exit 1) without being
+checked, a crdkit verdict with no server code. --skip wins over --reject.
 
 With --old, a document whose live counterpart is in LIVE (objects as kubectl
 get -o json|yaml prints them, Lists too; same API group, kind and name, and
@@ -121,15 +172,24 @@ document no CRD serves has "checked": false and no "allowed" or "code". A
 summary line goes to standard error: how many objects were accepted,
 refused, not checked, and how long it took. -q prints only the refusals.
 
+For CI, the same results as reports, each at its file and line (the
+document's first): -o junit (JUnit XML: a testcase per object, a failure
+with the server's message and causes), -o tap (TAP version 13), -o sarif
+(SARIF 2.1.0, for GitHub code scanning: a result per problem, rule ids from
+the server's cause types and reasons) and -o github (GitHub Actions
+::error and ::warning annotations). Errors that would only go to standard
+error (YAML syntax errors) are in the reports too.
+
 Exit status: 0 when every checked object is accepted, 1 when any is refused,
 2 on usage or load errors (unreadable files, YAML errors with file and line,
 a directory without YAML or JSON files, CRDs the server would refuse, and
-with --require-crd documents no CRD serves).
+with --require-crd documents no CRD serves, built-in kinds apart).
 
 Examples:
   crdkit validate examples/crontab/
   crdkit validate --crds examples/crontab examples/objects/ -o json
   crdkit validate --field-validation Warn --crds examples/crontab examples/objects/
+  crdkit validate --crds crds/ -o junit manifests/ > report.xml
   kubectl get crontabs -A -o yaml | crdkit validate --crds crds/ -
   kubectl get crontabs -A -o json > live.json
   crdkit validate --crds examples/crontab --old live.json changed/
@@ -141,13 +201,16 @@ func validate(args []string, stdout, stderr io.Writer) int {
 	var crds listFlag
 	fs.Var(&crds, "crds", "a CRD file or directory (repeatable); CRDs among the inputs are used too")
 	fv := fs.String("field-validation", "Strict", "Strict, Warn or Ignore (the server's fieldValidation; Strict is kubectl apply's default)")
-	out := fs.String("o", "text", "output format: text, json or yaml")
+	out := fs.String("o", "text", "output format: text, json, yaml, or a CI report: junit (JUnit XML), tap (TAP 13), sarif (SARIF 2.1.0, GitHub code scanning), github (GitHub Actions annotations)")
 	ns := namespaceFlag(fs.FlagSet)
-	requireCRD := fs.Bool("require-crd", false, "fail (exit 2) on documents no CRD serves, instead of reporting them as not checked")
+	requireCRD := fs.Bool("require-crd", false, "fail (exit 2) on documents no CRD serves (built-in kinds apart, which get decode-level checks), instead of reporting them as not checked")
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "documents checked at once")
 	var old listFlag
 	fs.Var(&old, "old", "live objects (a file or directory, repeatable; objects as kubectl get -o json|yaml prints them, Lists too): a document with a live counterpart is checked as a dry-run update of it")
 	subresource := fs.String("subresource", "", `with --old: "status" checks updates as PUTs to the status subresource`)
+	var skip, reject listFlag
+	fs.Var(&skip, "skip", "kinds not to check, comma-separated (repeatable), as kubeconform's -skip: Kind, or apiVersion/Kind (v1/ConfigMap, apps/v1/Deployment)")
+	fs.Var(&reject, "reject", "kinds to refuse without checking them, comma-separated (repeatable), as kubeconform's -reject: Kind or apiVersion/Kind; --skip wins")
 	var quiet bool
 	fs.BoolVar(&quiet, "q", false, "print only the refused objects (and errors); the summary line still goes to standard error")
 	fs.BoolVar(&quiet, "quiet", false, "the same as -q")
@@ -161,8 +224,8 @@ func validate(args []string, stdout, stderr io.Writer) int {
 		return fs.usageError(stderr, "no FILE, DIR or - given")
 	case mode != crdkit.Ignore && mode != crdkit.Warn && mode != crdkit.Strict:
 		return fs.usageError(stderr, "--field-validation must be Strict, Warn or Ignore, not %q", *fv)
-	case !oneOf(*out, "text", "json", "yaml"):
-		return fs.usageError(stderr, "-o must be text, json or yaml, not %q", *out)
+	case !oneOf(*out, "text", "json", "yaml") && !oneOf(*out, reportFormats...):
+		return fs.usageError(stderr, "-o must be text, json, yaml, junit, tap, sarif or github, not %q", *out)
 	case *workers < 1:
 		return fs.usageError(stderr, "--workers must be at least 1")
 	case *subresource != "" && *subresource != "status":
@@ -170,29 +233,56 @@ func validate(args []string, stdout, stderr io.Writer) int {
 	case *subresource != "" && len(old) == 0:
 		return fs.usageError(stderr, "--subresource needs --old")
 	}
-	reg, status := loadRegistry(crds, paths, stderr)
+	kinds, err := newKindFilter(skip, reject)
+	if err != nil {
+		return fs.usageError(stderr, "%v", err)
+	}
+	reg, status := loadRegistryWith(crds, paths, stderr, true)
 	defer reg.close()
 	live, err := loadLive(old)
 	if err != nil {
 		fmt.Fprintf(stderr, "crdkit: %v\n", err)
 		return 2
 	}
-	opts := validateOptions{create: crdkit.CreateOptions{FieldValidation: mode, Namespace: *ns, ManagedFields: crdkit.ManagedFields{Omit: true}}, live: live, status: *subresource == "status"}
+	opts := validateOptions{builtins: sync.OnceValue(builtin.New), create: crdkit.CreateOptions{FieldValidation: mode, Namespace: *ns, ManagedFields: crdkit.ManagedFields{Omit: true}}, live: live, status: *subresource == "status"}
 	w := newResultWriter(stdout, *out)
 	progress := newProgress(stderr)
 	var sum summary
-	sum.files = checkAll(paths, *workers, stderr, &status, reg.isList, func(d docs.Doc) outcome {
+	sum.kinds = !kinds.empty()
+	sum.files = checkAllWith(paths, *workers, stderr, &status, reg.isList, func(d docs.Doc) outcome {
+		if !kinds.empty() {
+			if r, ok := kinds.apply(d); ok {
+				return outcome{r: r}
+			}
+		}
 		r, err := validateDoc(reg, d, opts)
+		if *out == "json" && r.Object != nil && !r.NotChecked {
+			if js, ok := appendIndentedJSON(nil, r.Object, "      "); ok {
+				r.objectJSON = js
+			}
+		}
 		return outcome{r: r, err: err}
 	}, func(o outcome) {
 		progress.tick()
 		switch {
+		case o.r.Skipped:
+			sum.skipped++
+		case o.r.Rejected:
+			sum.rejected++
+			if status == 0 {
+				status = 1
+			}
 		case errors.Is(o.err, errNoCRD) && !*requireCRD:
+			sum.unserved++
 			o.r.NotChecked, o.r.Checked = true, false
 			o.r.Message = fmt.Sprintf("not checked: no CRD serves apiVersion %q, kind %q", o.r.APIVersion, o.r.Kind)
 			sum.notChecked++
 		case o.err != nil:
+			if errors.Is(o.err, errNoCRD) {
+				sum.unserved++
+			}
 			fmt.Fprintf(stderr, "crdkit: %v\n", o.err)
+			w.fail(o.err)
 			sum.errors++
 			status = 2
 			return
@@ -204,12 +294,24 @@ func validate(args []string, stdout, stderr io.Writer) int {
 		default:
 			sum.accepted++
 		}
-		if !quiet || !o.r.NotChecked && !o.r.Allowed {
+		if !quiet || !o.r.NotChecked && !o.r.Allowed || w.all() {
 			w.write(o.r)
 		}
-	})
+	}, checkOptions{uncheckedJSON: true, read: reg.read})
+	for _, err := range reg.unreadable {
+		// A --crds document that could not be read may have been the CRD
+		// of a document that found none: then it is an error; else no
+		// object needed it, and it is a warning.
+		if sum.unserved > 0 {
+			fmt.Fprintf(stderr, "crdkit: %v\n", err)
+			status = 2
+			continue
+		}
+		fmt.Fprintf(stderr, "crdkit: warning: %v (not a CRD any object needed)\n", err)
+	}
 	for _, err := range reg.unusedRefusals() {
 		fmt.Fprintf(stderr, "crdkit: %v\n", err)
+		w.fail(err)
 		status = 2
 	}
 	progress.done()
@@ -222,16 +324,23 @@ func validate(args []string, stdout, stderr io.Writer) int {
 // summary counts validate's results for its last line on standard error.
 type summary struct {
 	accepted, refused, notChecked, errors, files int
+	unserved                                     int  // documents no CRD serves
+	skipped, rejected                            int  // --skip, --reject
+	kinds                                        bool // either given: the line counts them
 	took                                         time.Duration
 }
 
 func (s summary) String() string {
 	took := s.took.Round(time.Millisecond)
-	if s.accepted+s.refused+s.notChecked+s.errors == 0 {
+	if s.accepted+s.refused+s.notChecked+s.errors+s.skipped+s.rejected == 0 {
 		return fmt.Sprintf("crdkit: nothing checked: no object documents in %s (%v)", plural(s.files, "file"), took)
 	}
-	return fmt.Sprintf("crdkit: %s checked (%d accepted, %d refused), %d not checked, %s, in %s (%v)",
-		plural(s.accepted+s.refused, "object"), s.accepted, s.refused, s.notChecked, plural(s.errors, "error"), plural(s.files, "file"), took)
+	kinds := ""
+	if s.kinds {
+		kinds = fmt.Sprintf(", %d skipped, %d rejected", s.skipped, s.rejected)
+	}
+	return fmt.Sprintf("crdkit: %s checked (%d accepted, %d refused), %d not checked%s, %s, in %s (%v)",
+		plural(s.accepted+s.refused, "object"), s.accepted, s.refused, s.notChecked, kinds, plural(s.errors, "error"), plural(s.files, "file"), took)
 }
 
 func plural(n int, noun string) string {
@@ -265,6 +374,30 @@ type chunkOutcome struct {
 // its file, CRDs included; the items of a List share its Index. Read
 // errors set *status to 2. It returns the number of files.
 func checkAll(inputs []string, workers int, stderr io.Writer, status *int, isList func(apiVersion, kind string) bool, check func(docs.Doc) outcome, emit func(outcome)) int {
+	return checkAllWith(inputs, workers, stderr, status, isList, check, emit, checkOptions{})
+}
+
+// checkOptions change checkAllWith.
+type checkOptions struct {
+	// uncheckedJSON: see checkAllWith.
+	uncheckedJSON bool
+	// read reads an input (docs.ReadFile when nil).
+	read func(path string) ([]byte, error)
+}
+
+// checkAllWith is checkAll with opts; with uncheckedJSON, a document that starts
+// with "{" is handed to check as it is, without checking that it is JSON
+// (docs.Chunk.ConvertUnchecked), and checked again from what
+// docs.Chunk.Convert gives when any of its outcomes is an error or not
+// allowed and Convert gives other bytes: an accepted object was valid
+// JSON, so it is what Convert would have given. check must then be free
+// of side effects (validate's is).
+func checkAllWith(inputs []string, workers int, stderr io.Writer, status *int, isList func(apiVersion, kind string) bool, check func(docs.Doc) outcome, emit func(outcome), opts checkOptions) int {
+	uncheckedJSON := opts.uncheckedJSON
+	read := opts.read
+	if read == nil {
+		read = docs.ReadFile
+	}
 	files, err := docs.Files(inputs)
 	if err != nil {
 		fmt.Fprintf(stderr, "crdkit: %v\n", err)
@@ -283,7 +416,29 @@ func checkAll(inputs []string, workers int, stderr io.Writer, status *int, isLis
 		go func() {
 			defer wg.Done()
 			for j := range jobs {
-				js, warnings, err := j.c.Convert()
+				var js []byte
+				var warnings []string
+				var unchecked bool
+				var err error
+				if uncheckedJSON {
+					js, warnings, unchecked, err = j.c.ConvertUnchecked()
+				} else {
+					js, warnings, err = j.c.Convert()
+				}
+				if unchecked {
+					d := docs.Doc{File: j.c.File, Line: j.c.Line, JSON: js}
+					outs := checkDoc(d, isList, check)
+					if !slices.ContainsFunc(outs, func(o outcome) bool { return o.err != nil || !o.r.Allowed }) {
+						j.done <- chunkOutcome{file: j.c.File, outs: outs, counts: true}
+						continue
+					}
+					js2, w2, err2 := j.c.Convert()
+					if err2 == nil && bytes.Equal(js2, js) && len(w2) == 0 {
+						j.done <- chunkOutcome{file: j.c.File, outs: outs, counts: true}
+						continue
+					}
+					js, warnings, err = js2, w2, err2
+				}
 				switch {
 				case err != nil:
 					j.done <- chunkOutcome{file: j.c.File, outs: []outcome{{r: objectResult{File: j.c.File}, err: err}}, counts: true}
@@ -319,7 +474,7 @@ func checkAll(inputs []string, workers int, stderr io.Writer, status *int, isLis
 		pending <- done
 	}
 	for _, f := range files {
-		data, err := docs.ReadFile(f.Path)
+		data, err := read(f.Path)
 		if err != nil {
 			send(outcome{err: err})
 			continue
@@ -378,24 +533,99 @@ type validateOptions struct {
 	create crdkit.CreateOptions
 	live   liveSet // --old
 	status bool    // --subresource status
+	// builtins checks documents of Kubernetes' own kinds (built on first
+	// use); nil: they are not checked.
+	builtins func() *builtin.Checker
+}
+
+// validateBuiltin answers for a document of a built-in kind what the
+// server's decoder and metadata checks answer (see builtin.Check); the
+// kind's own validation is not run, and the result says so.
+func validateBuiltin(c *builtin.Checker, d docs.Doc, r objectResult, opts crdkit.CreateOptions) objectResult {
+	r.Checks = builtin.Checks
+	res := c.Check(d.JSON, r.APIVersion, r.Kind, builtin.Options{FieldValidation: string(opts.FieldValidation), Namespace: opts.Namespace})
+	st := res.Status()
+	r.Warnings = res.Warnings
+	if len(d.Warnings) > 0 && opts.FieldValidation != crdkit.Ignore && !(st != nil && st.Code == http.StatusBadRequest && strings.Contains(st.Message, " cannot be handled as a ")) {
+		r.Warnings = append(append([]string{}, d.Warnings...), res.Warnings...)
+	}
+	if st != nil {
+		r.Code, r.Reason, r.Message = st.Code, string(st.Reason), st.Message
+		if st.Details != nil {
+			for _, c := range st.Details.Causes {
+				r.Causes = append(r.Causes, cause{Field: c.Field, Reason: string(c.Type), Message: c.Message})
+			}
+		}
+		r.note = builtinNote(r.Kind)
+		return r
+	}
+	r.Allowed, r.Namespace, r.Name = true, res.Namespace, res.Name
+	r.Message = builtinNote(r.Kind)
+	return r
+}
+
+// builtinNote says what a built-in kind's result covers.
+func builtinNote(kind string) string {
+	return fmt.Sprintf("decode-level checks only: the server's decoding (unknown, duplicate and mistyped fields) and metadata checks; its own validation of the %s is not run", kind)
 }
 
 // validateDoc answers for one object document what a dry-run create with
 // opts answers, or a dry-run update when it has a live counterpart.
 func validateDoc(reg *registry, d docs.Doc, vopts validateOptions) (objectResult, error) {
-	opts := vopts.create
-	r := objectResult{File: d.File, Index: d.Index, Path: d.Path, Checked: true}
-	var tm struct {
-		APIVersion string `json:"apiVersion"`
-		Kind       string `json:"kind"`
-		Metadata   struct {
-			Name      string `json:"name"`
-			Namespace string `json:"namespace"`
-		} `json:"metadata"`
+	tm, fast := scanTypeMeta(d.JSON)
+	if !fast {
+		tm = decodeTypeMeta(d.JSON)
 	}
-	_ = json.Unmarshal(d.JSON, &tm)
+	r, err := validateTyped(reg, d, vopts, tm)
+	if fast && (err != nil || !r.Allowed) {
+		// The scan does not check the JSON: a document that is not
+		// (which is refused) is named as encoding/json names it.
+		if slow := decodeTypeMeta(d.JSON); slow != tm {
+			return validateTyped(reg, d, vopts, slow)
+		}
+	}
+	return r, err
+}
+
+// typeMeta is what validate reads of a document before checking it.
+type typeMeta struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Metadata   struct {
+		Name      string `json:"name"`
+		Namespace string `json:"namespace"`
+	} `json:"metadata"`
+}
+
+// decodeTypeMeta reads a document's type meta as encoding/json does (keys
+// matched without regard to case; nothing on invalid JSON).
+func decodeTypeMeta(js []byte) typeMeta {
+	var tm typeMeta
+	_ = json.Unmarshal(js, &tm)
+	return tm
+}
+
+// validateTyped is validateDoc for a document of type meta tm.
+func validateTyped(reg *registry, d docs.Doc, vopts validateOptions, tm typeMeta) (objectResult, error) {
+	opts := vopts.create
+	r := objectResult{File: d.File, Index: d.Index, Line: d.Line, Path: d.Path, Checked: true}
 	r.APIVersion, r.Kind, r.Name, r.Namespace = tm.APIVersion, tm.Kind, tm.Metadata.Name, tm.Metadata.Namespace
 	v, err := reg.version(tm.APIVersion, tm.Kind)
+	if errors.Is(err, errNoCRD) && vopts.builtins != nil {
+		c := vopts.builtins()
+		if c.Serves(tm.APIVersion, tm.Kind) {
+			return validateBuiltin(c, d, r, opts), nil
+		}
+		if served := c.Versions(groupOf(tm.APIVersion), tm.Kind); len(served) > 0 {
+			// A built-in kind at a version the server no longer serves:
+			// its 404, as client-go reports it (see unservedError).
+			r.Checks = builtin.Checks
+			r.Code, r.Reason, r.Message = http.StatusNotFound, string(metav1.StatusReasonNotFound), "the server could not find the requested resource"
+			r.Causes = []cause{{Reason: string(metav1.CauseTypeUnexpectedServerResponse), Message: "404 page not found"}}
+			r.note = fmt.Sprintf("Kubernetes 1.37 does not serve %s %s; it serves %s", tm.APIVersion, tm.Kind, strings.Join(served, ", "))
+			return r, nil
+		}
+	}
 	if errors.Is(err, errNoCRD) {
 		r.Warnings = d.Warnings
 		where := ""
@@ -495,4 +725,133 @@ func serverNamespace(v *crdkit.Version, ns string) string {
 		return "default"
 	}
 	return ns
+}
+
+// scanTypeMeta reads a JSON document's type meta without decoding it: the
+// top-level "apiVersion" and "kind" and metadata's "name" and "namespace",
+// skipping every other value, as decodeTypeMeta reads them from valid
+// JSON. It reports false (decode instead) at anything it is not sure of:
+// escapes in a key or in a value it reads, a key that matches one of those
+// only without regard to case, a value of theirs that is not a string, a
+// metadata that is not an object. It does not check the rest of the JSON:
+// see validateDoc.
+func scanTypeMeta(b []byte) (tm typeMeta, ok bool) {
+	i := 0
+	ws := func() {
+		for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+			i++
+		}
+	}
+	// str reads a string without escapes at b[i] == '"'.
+	str := func() (string, bool) {
+		start := i + 1
+		for j := start; j < len(b); j++ {
+			switch b[j] {
+			case '\\':
+				return "", false
+			case '"':
+				i = j + 1
+				return string(b[start:j]), true
+			}
+		}
+		return "", false
+	}
+	// object reads the members of the object at b[i] == '{', calling
+	// member for each key with i at its value; member reports whether it
+	// read the value (else it is skipped).
+	var object func(member func(key string) (read, ok bool)) bool
+	object = func(member func(key string) (read, ok bool)) bool {
+		i++ // '{'
+		ws()
+		if i < len(b) && b[i] == '}' {
+			i++
+			return true
+		}
+		for {
+			ws()
+			if i >= len(b) || b[i] != '"' {
+				return false
+			}
+			key, ok := str()
+			if !ok {
+				return false
+			}
+			ws()
+			if i >= len(b) || b[i] != ':' {
+				return false
+			}
+			i++
+			ws()
+			if i >= len(b) {
+				return false
+			}
+			read, ok := member(key)
+			if !ok {
+				return false
+			}
+			if !read {
+				if b[i] == '"' {
+					for i++; i < len(b) && b[i] != '"'; i++ {
+						if b[i] == '\\' {
+							i++
+						}
+					}
+					i++
+				} else if !skipJSON(b, &i) {
+					return false
+				}
+			}
+			ws()
+			if i >= len(b) {
+				return false
+			}
+			switch b[i] {
+			case ',':
+				i++
+			case '}':
+				i++
+				return true
+			default:
+				return false
+			}
+		}
+	}
+	// field reads a string value into dst when key is name; a key that
+	// matches name only without regard to case fails the scan.
+	field := func(key, name string, dst *string) (matched, ok bool) {
+		if key != name {
+			return false, !strings.EqualFold(key, name)
+		}
+		if i >= len(b) || b[i] != '"' {
+			return true, false
+		}
+		v, ok := str()
+		*dst = v
+		return true, ok
+	}
+	ws()
+	if i >= len(b) || b[i] != '{' {
+		return tm, false
+	}
+	ok = object(func(key string) (bool, bool) {
+		if m, ok := field(key, "apiVersion", &tm.APIVersion); m || !ok {
+			return m, ok
+		}
+		if m, ok := field(key, "kind", &tm.Kind); m || !ok {
+			return m, ok
+		}
+		if key != "metadata" {
+			return false, !strings.EqualFold(key, "metadata")
+		}
+		if b[i] != '{' {
+			return true, false
+		}
+		return true, object(func(key string) (bool, bool) {
+			if m, ok := field(key, "name", &tm.Metadata.Name); m || !ok {
+				return m, ok
+			}
+			return field(key, "namespace", &tm.Metadata.Namespace)
+		})
+	})
+	return tm, ok
 }

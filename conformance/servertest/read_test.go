@@ -75,8 +75,8 @@ spec:
 
 // storedVariants are the objects written into etcd for one base object at
 // one version: the base, unknown fields, malformed metadata, no spec (missing
-// defaults), generation 0 or absent, an undefined version, no kind, bytes
-// that are not JSON.
+// defaults), generation 0 or absent, an undefined version, another group,
+// another kind, no kind, bytes that are not JSON.
 func storedVariants(base map[string]any, group string) []struct {
 	name string
 	data []byte
@@ -122,6 +122,8 @@ func storedVariants(base map[string]any, group string) []struct {
 		}),
 		mk("undefined", func(o map[string]any) { o["apiVersion"] = group + "/v999" }),
 		mk("othergroup", func(o map[string]any) { o["apiVersion"] = "other.crdkit.dev/v1" }),
+		// Another kind of the same group at the key (crdkit convert --resource).
+		mk("otherkind", func(o map[string]any) { o["kind"] = "CrdkitOtherKind" }),
 		mk("nokind", func(o map[string]any) { delete(o, "kind") }),
 		mk("badkind", func(o map[string]any) { o["kind"] = 7 }),
 		{"notjson", []byte(`{"apiVersion":`)},

@@ -149,7 +149,21 @@ func ReadFile(file string) ([]byte, error) {
 		}
 		return stdin.data, nil
 	}
-	data, err := os.ReadFile(file)
+	data, err := readFile(file, nil)
+	if err != nil {
+		return nil, &Error{File: file, Err: err}
+	}
+	return data, nil
+}
+
+// ReadFileInto is ReadFile into buf's memory when it is large enough: the
+// result may share it, and is valid until buf is used again. Standard
+// input is read once, as ReadFile reads it.
+func ReadFileInto(file string, buf []byte) ([]byte, error) {
+	if file == Stdin {
+		return ReadFile(file)
+	}
+	data, err := readFile(file, buf)
 	if err != nil {
 		return nil, &Error{File: file, Err: err}
 	}
@@ -276,6 +290,19 @@ func chunksCopy(file string, data []byte) ([]Chunk, error) {
 	}
 	chunks = append(chunks, cur)
 	return dropBlank(chunks), nil
+}
+
+// ConvertUnchecked is Convert that takes a document that starts with "{"
+// for JSON without checking that it is (unchecked is then true): a
+// caller whose next step decodes the JSON anyway spares a second reading
+// of the bytes, and calls Convert when that decoding fails (the document
+// may then be YAML in flow style, or not a document at all).
+func (c Chunk) ConvertUnchecked() (js []byte, warnings []string, unchecked bool, err error) {
+	if t := bytes.TrimSpace(c.Text); len(t) > 0 && t[0] == '{' {
+		return t, nil, true, nil
+	}
+	js, warnings, err = c.Convert()
+	return js, warnings, false, err
 }
 
 // JSON is Convert without the warnings.

@@ -4,7 +4,14 @@
 // against other tools (benchmarks/cli.sh). The same flags give the same
 // files byte for byte.
 //
+// With -source corpus it writes real objects instead: the corpus's example
+// objects of the corpus CRDs, each copied under other names and
+// namespaces, and a tenth of the copies mutated as a user's edit would
+// break them (an unknown field under spec, a label value the server
+// refuses), one object per YAML file.
+//
 //	go run ./cmd/workload -out /tmp/workload -objects 9000
+//	go run ./cmd/workload -out /tmp/real -objects 9000 -source corpus
 package main
 
 import (
@@ -14,6 +21,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"unicode/utf8"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -27,19 +35,20 @@ import (
 func main() {
 	out := flag.String("out", "", "directory to write (created; crds/ and objects/ inside)")
 	objects := flag.Int("objects", 9000, "objects to write, about")
-	format := flag.String("format", "yaml", "yaml (one multi-document file per CRD version) or json (one file per object)")
+	format := flag.String("format", "yaml", "yaml (one multi-document file per CRD version) or json (one file per object); -source corpus writes YAML, one file per object")
+	source := flag.String("source", "generated", "generated (objects from the CRDs' schemas) or corpus (the corpus's example objects and variants of them)")
 	flag.Parse()
-	if *out == "" || (*format != "yaml" && *format != "json") {
+	if *out == "" || (*format != "yaml" && *format != "json") || (*source != "generated" && *source != "corpus") {
 		flag.Usage()
 		os.Exit(2)
 	}
-	if err := run(*out, *objects, *format); err != nil {
+	if err := run(*out, *objects, *format, *source); err != nil {
 		fmt.Fprintln(os.Stderr, "workload:", err)
 		os.Exit(1)
 	}
 }
 
-func run(out string, objects int, format string) error {
+func run(out string, objects int, format, source string) error {
 	root, ok := corpus.Root()
 	if !ok {
 		return fmt.Errorf("corpus not found: set CRDKIT_CORPUS")
@@ -47,10 +56,6 @@ func run(out string, objects int, format string) error {
 	docs, err := oracle.LoadCRDs(filepath.Join(root, "crds"))
 	if err != nil {
 		return err
-	}
-	type target struct {
-		crd     *apiextensionsv1.CustomResourceDefinition
-		version string
 	}
 	var targets []target
 	for _, d := range docs {
@@ -82,6 +87,9 @@ func run(out string, objects int, format string) error {
 		if err := os.WriteFile(filepath.Join(out, "crds", fmt.Sprintf("%02d.yaml", i)), y, 0o644); err != nil {
 			return err
 		}
+	}
+	if source == "corpus" {
+		return writeCorpus(root, out, objects, targets)
 	}
 	written := 0
 	for _, t := range targets {
@@ -120,4 +128,97 @@ func run(out string, objects int, format string) error {
 	}
 	fmt.Printf("wrote %d objects for %d CRD versions to %s\n", written, len(targets), out)
 	return nil
+}
+
+type target struct {
+	crd     *apiextensionsv1.CustomResourceDefinition
+	version string
+}
+
+// writeCorpus writes about objects YAML files, one object each: every
+// example object of the corpus that a served CRD version of targets
+// serves, in turn, as the corpus has it (the first round) or as a
+// variant: a new name (and, one time in ten, a new namespace), and one
+// time in ten each an unknown field under spec (a 400 in Strict where spec
+// keeps no unknown fields) or a label value the server refuses (a 422).
+func writeCorpus(root, out string, objects int, targets []target) error {
+	served := map[string]bool{}
+	for _, t := range targets {
+		served[t.crd.Spec.Group+"/"+t.version+" "+t.crd.Spec.Names.Kind] = true
+	}
+	all, err := corpus.Walk(filepath.Join(root, "objects"))
+	if err != nil {
+		return err
+	}
+	type base struct {
+		name string
+		obj  map[string]any
+	}
+	var bases []base
+	for _, d := range all {
+		var obj map[string]any
+		if err := json.Unmarshal(d.JSON, &obj); err != nil {
+			return fmt.Errorf("%s: %w", d.Name, err)
+		}
+		av, _ := obj["apiVersion"].(string)
+		kind, _ := obj["kind"].(string)
+		if served[av+" "+kind] {
+			bases = append(bases, base{d.Name, obj})
+		}
+	}
+	if len(bases) == 0 {
+		return fmt.Errorf("no corpus object of a served corpus CRD version")
+	}
+	for i := 0; i < objects; i++ {
+		b := bases[i%len(bases)]
+		round := i / len(bases)
+		obj := b.obj
+		if round > 0 {
+			obj = variant(b.obj, round)
+		}
+		y, err := yaml.Marshal(obj)
+		if err != nil {
+			return err
+		}
+		name := strings.NewReplacer("/", "_", "#", "-", ".yaml", "").Replace(b.name)
+		if err := os.WriteFile(filepath.Join(out, "objects", fmt.Sprintf("%05d-%s.yaml", i, name)), y, 0o644); err != nil {
+			return err
+		}
+	}
+	fmt.Printf("wrote %d objects (%d corpus examples and variants of them) for %d CRD versions to %s\n", objects, len(bases), len(targets), out)
+	return nil
+}
+
+// variant is a deep copy of obj with a name of round and, by round, another
+// namespace, an unknown field under spec or a label the server refuses.
+func variant(obj map[string]any, round int) map[string]any {
+	var cp map[string]any
+	raw, _ := json.Marshal(obj)
+	_ = json.Unmarshal(raw, &cp)
+	md, _ := cp["metadata"].(map[string]any)
+	if md == nil {
+		md = map[string]any{}
+		cp["metadata"] = md
+	}
+	if n, _ := md["name"].(string); n != "" {
+		md["name"] = fmt.Sprintf("%s-%d", n, round)
+	}
+	switch round % 10 {
+	case 3:
+		if _, ok := md["namespace"]; ok {
+			md["namespace"] = fmt.Sprintf("team-%d", round)
+		}
+	case 7:
+		if spec, ok := cp["spec"].(map[string]any); ok {
+			spec["replicaCount"] = 3 // a field that is in no corpus schema under spec
+		}
+	case 9:
+		labels, _ := md["labels"].(map[string]any)
+		if labels == nil {
+			labels = map[string]any{}
+			md["labels"] = labels
+		}
+		labels["app.kubernetes.io/version"] = "v1.2 beta" // a space: not a valid label value
+	}
+	return cp
 }
