@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs every test of crdkit: formatting and vet, the library's tests with the
-# race detector, the conformance module (differential tests against the
-# upstream packages and the real API server, which it starts itself), and
-# every benchmark once as a test. Summary lines start with "conformance:".
+# race detector, the crfake module (the controller-runtime client), the
+# conformance module (differential tests against the upstream packages and
+# the real API server, which it starts itself), and every benchmark once as
+# a test. Summary lines start with "conformance:".
 # At the end it says how many tests were skipped, why, and how to run them.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -65,6 +66,11 @@ if [ -s "$skips" ]; then
   grep -v $'\t''.*race detector' "$skips" > "$skips.tmp" || true
   mv "$skips.tmp" "$skips"
 fi
+
+echo "== crfake module and its example controller: go vet, go test -race"
+for m in crfake examples/crontab-controller; do
+  (cd "$m" && go vet ./... && go test -race -count=1 -v ./... 2>&1 | gotest | tee -a "$log"; exit "${PIPESTATUS[0]}")
+done
 
 echo "== conformance module (upstream packages and the real API server)"
 (cd conformance && go vet ./... && go test -count=1 -timeout 60m -v ./... 2>&1 | tee "$conflog" \

@@ -115,13 +115,14 @@ require (
 	k8s.io/component-base v0.37.2 // indirect
 	k8s.io/kms v0.37.2 // indirect
 	k8s.io/streaming v0.37.2 // indirect
-	k8s.io/utils v0.0.0-20260626114624-be93311217bd // indirect
+	k8s.io/utils v0.0.0-20260626114624-be93311217bd
 	sigs.k8s.io/apiserver-network-proxy/konnectivity-client v0.36.0 // indirect
 	sigs.k8s.io/structured-merge-diff/v6 v6.4.2 // indirect
 )
 
 require (
 	github.com/crdkit/crdkit v0.0.0
+	github.com/crdkit/crdkit/crfake v0.0.0
 	github.com/go-logr/logr v1.4.4
 	google.golang.org/grpc v1.83.2
 	k8s.io/apimachinery v0.37.2
@@ -129,8 +130,13 @@ require (
 	k8s.io/klog/v2 v2.140.0
 	k8s.io/kube-openapi v0.0.0-20260721132016-d427ff9ee9ad
 	k8s.io/kubectl v0.37.2
+	sigs.k8s.io/controller-runtime v0.25.3
 	sigs.k8s.io/json v0.0.0-20250730193827-2d320260d730
 	sigs.k8s.io/yaml v1.6.0
 )
 
+require github.com/evanphx/json-patch/v5 v5.9.11 // indirect
+
 replace github.com/crdkit/crdkit => ../
+
+replace github.com/crdkit/crdkit/crfake => ../crfake

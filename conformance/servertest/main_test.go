@@ -91,7 +91,7 @@ var (
 	batch       installed
 )
 
-func setup(t *testing.T) *installed {
+func setup(t testing.TB) *installed {
 	t.Helper()
 	installOnce.Do(func() {
 		docs := [][]byte{[]byte(cronTabCRD)}

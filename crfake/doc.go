@@ -1,0 +1,51 @@
+// Package crfake is a controller-runtime client (client.WithWatch) whose
+// custom resources behave as the Kubernetes API server treats them, through
+// crdkit's pipelines, and whose other kinds behave as controller-runtime's
+// own fake client (pkg/client/fake) does, to which it delegates them.
+//
+// # The name
+//
+// "fake" is what the ecosystem calls an in-memory stand-in for a client:
+// client-go's generated fake clientsets, controller-runtime's
+// pkg/client/fake. The "cr" says which client it stands in for
+// (controller-runtime's) and gives the package an import name of its own,
+// so that a test can keep importing controller-runtime's fake beside it.
+// NewClientBuilder mirrors fake.NewClientBuilder, so that switching a test
+// over is one line: add WithCRDs (or WithCRDYAML) to the builder.
+//
+// The package is a Go module of its own (github.com/crdkit/crdkit/crfake)
+// so that controller-runtime and its dependencies never enter the
+// library's go.mod.
+//
+// # What is modelled
+//
+// For the kinds of the CRDs given to the builder, the client keeps a store
+// as etcd would: objects by resource, namespace and name at the CRD's
+// storage version, a resourceVersion counter shared by every object, a uid
+// per object, creationTimestamp from the builder's clock. Each call runs
+// crdkit's pipeline for the request (Version.CreateJSON, UpdateJSON,
+// UpdateStatusJSON, Patch, Apply, Delete, List, Scale, UpdateScaleJSON,
+// PatchScale) over the live object read at the request's version
+// (Version.Read), then stores the result converted to the storage version.
+// An update that changes nothing keeps the object's resourceVersion and
+// sends no watch event, as the server does. Errors are the
+// *apierrors.StatusError values the server answers (crdkit's), so
+// apierrors.IsInvalid, IsConflict, IsNotFound and ReasonForError behave as
+// with a real server. Watch sends the events of the writes in order: from
+// a resourceVersion, the events after it (the latest 10,000 are kept; an
+// older one is the server's 410 Expired), else ADDED for each object that
+// exists, then the events to come; an object that leaves or enters the
+// watch's selectors is DELETED or ADDED for it.
+//
+// Typed objects (Go structs registered in the client's scheme) and
+// unstructured objects both work: the client encodes them as JSON, as
+// controller-runtime's REST client does, and decodes the server's answer
+// into them.
+//
+// Not modelled: admission webhooks, conversion webhooks (a CRD whose
+// strategy is Webhook is converted by calling its webhook only where crdkit
+// does), consistent list pages (a page given Continue lists the objects
+// after the previous page's last one as they are now, not as they were
+// when the first page was read), watch bookmarks, garbage collection of dependents, and the
+// managed fields the server shows in a Scale.
+package crfake
