@@ -3,7 +3,6 @@ package oracle
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -11,8 +10,6 @@ import (
 	"strings"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	utilnet "k8s.io/apimachinery/pkg/util/net"
 )
 
 // RawRequest is a request Do does not cover: any method, subresource, query
@@ -87,37 +84,7 @@ func (s *Server) sendRaw(ctx context.Context, method, p string, q url.Values, co
 	if contentType != "" {
 		hreq.Header.Set("Content-Type", contentType)
 	}
-	resp, err := s.client.Do(hreq)
-	if err != nil {
-		return Result{}, err
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return Result{}, err
-	}
-	res := Result{Code: resp.StatusCode, Body: data}
-	if hs := resp.Header.Values("Warning"); len(hs) > 0 {
-		ws, _ := utilnet.ParseWarningHeaders(hs)
-		for _, w := range ws {
-			res.Warnings = append(res.Warnings, w.Text)
-		}
-	}
-	if res.Allowed() {
-		if len(data) > 0 {
-			if err := json.Unmarshal(data, &res.Object); err != nil {
-				return res, fmt.Errorf("oracle: decode %s %s response: %w", method, p, err)
-			}
-		}
-		return res, nil
-	}
-	st := &metav1.Status{}
-	if err := json.Unmarshal(data, st); err != nil || st.Kind != "Status" {
-		st = &metav1.Status{Status: metav1.StatusFailure, Code: int32(resp.StatusCode), Message: strings.TrimSpace(string(data))}
-	}
-	SortCauses(st)
-	res.Status = st
-	return res, nil
+	return s.exchange(hreq, method, p)
 }
 
 // EtcdPrefix is the server's etcd key prefix (--etcd-prefix), which its

@@ -252,6 +252,13 @@ func (s *Server) send(ctx context.Context, method, p string, q url.Values, accep
 	if body != nil {
 		hreq.Header.Set("Content-Type", ct)
 	}
+	return s.exchange(hreq, method, p)
+}
+
+// exchange sends a request and reads the server's answer: the code, the body,
+// the Warning headers' texts, and the object or the Status (causes sorted;
+// a body that is not a Status becomes one with its text as the message).
+func (s *Server) exchange(hreq *http.Request, method, p string) (Result, error) {
 	resp, err := s.client.Do(hreq)
 	if err != nil {
 		return Result{}, err
