@@ -25,12 +25,15 @@ type Head struct {
 			ShortNames []string `json:"shortNames"`
 			ListKind   string   `json:"listKind"`
 		} `json:"names"`
-		Scope    string `json:"scope"`
-		Versions []struct {
-			Name   string `json:"name"`
-			Served bool   `json:"served"`
-		} `json:"versions"`
+		Scope    string    `json:"scope"`
+		Versions []Version `json:"versions"`
 	} `json:"spec"`
+}
+
+// Version is a version's name and whether it is served.
+type Version struct {
+	Name   string `json:"name"`
+	Served bool   `json:"served"`
 }
 
 // YAML reads the head of a CRD (type meta, spec.group, spec.names,
