@@ -1,6 +1,10 @@
 package crfake
 
-import "k8s.io/apimachinery/pkg/runtime/schema"
+import (
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/crdkit/crdkit/internal/crdhead"
+)
 
 // SetMaxHistory sets the bound of the watch history for a test and returns
 // the function that restores it.
@@ -15,4 +19,12 @@ func SetMaxHistory(n int) func() {
 func Compiled(c *Client, group, kind string) bool {
 	r := c.resources[schema.GroupKind{Group: group, Kind: kind}]
 	return r != nil && r.lazy.done.Load()
+}
+
+// Head returns the head of the client's one CRD.
+func Head(c *Client) (crdhead.Head, bool) {
+	for _, r := range c.resources {
+		return r.lazy.head, true
+	}
+	return crdhead.Head{}, false
 }

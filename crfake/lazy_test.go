@@ -178,3 +178,35 @@ func TestConcurrentFirstUse(t *testing.T) {
 		wg.Wait()
 	}
 }
+
+// FuzzLazyCRD: whatever the CRD document, Build and the first requests
+// for the kind its head names give a client or an error, never a panic;
+// a request for a kind whose CRD is refused gives the refusal.
+func FuzzLazyCRD(f *testing.F) {
+	f.Add([]byte(widgetCRD))
+	f.Add([]byte(gadgetCRD))
+	f.Add([]byte(brokenCRD))
+	f.Fuzz(func(t *testing.T, doc []byte) {
+		c, err := crfake.NewClientBuilder().WithCRDYAML(doc).BuildClient()
+		if err != nil {
+			return
+		}
+		_, loadErr := crdkit.Load(doc)
+		h, ok := crfake.Head(c)
+		if !ok {
+			t.Fatalf("BuildClient(%q) built a client without a CRD", doc)
+		}
+		ctx := context.Background()
+		for _, v := range h.Spec.Versions {
+			if !v.Served {
+				continue
+			}
+			u := widget(h.Spec.Names.Kind, "x", "default")
+			u.SetAPIVersion(h.Spec.Group + "/" + v.Name)
+			err := c.Create(ctx, u)
+			if loadErr != nil && (err == nil || !strings.HasSuffix(err.Error(), loadErr.Error())) {
+				t.Errorf("Create(%s) = %v, want the CRD's refusal %v", h.Spec.Names.Kind, err, loadErr)
+			}
+		}
+	})
+}
