@@ -6,6 +6,7 @@ import (
 	"os"
 	goruntime "runtime"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -174,7 +175,7 @@ func (b *ClientBuilder) BuildClient() (*Client, error) {
 		}
 		singular := h.Spec.Names.Singular
 		if singular == "" {
-			singular = h.Spec.Names.Plural
+			singular = strings.ToLower(gk.Kind) // the server's default
 		}
 		for _, v := range h.Spec.Versions {
 			if !v.Served {

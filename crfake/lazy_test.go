@@ -10,6 +10,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crdkit/crdkit"
@@ -107,6 +108,14 @@ func TestLazyCompile(t *testing.T) {
 	// The RESTMapper knows the kind from its head.
 	if _, err := c.RESTMapper().RESTMapping(widget("Broken", "", "").GroupVersionKind().GroupKind(), "v1"); err != nil {
 		t.Errorf("RESTMapping(Broken) = %v, want the mapping of its head", err)
+	}
+	// A CRD without singular: the server defaults it to the kind in lower case.
+	gc, err := crfake.NewClientBuilder().WithCRDYAML([]byte(strings.Replace(gadgetCRD, `, "singular": "gadget"`, "", 1))).BuildClient()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gvk, err := gc.RESTMapper().KindFor(schema.GroupVersionResource{Group: "example.com", Version: "v1", Resource: "gadget"}); err != nil || gvk.Kind != "Gadget" {
+		t.Errorf("KindFor(gadget) = %v, %v, want Gadget", gvk, err)
 	}
 }
 
