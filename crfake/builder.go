@@ -119,9 +119,9 @@ func (b *ClientBuilder) Build() client.WithWatch {
 // here: Build reads only its head (group, names, scope, versions and
 // whether they are served, crdhead), which routes requests, and checks
 // that two CRDs do not define one kind. A document whose head it cannot
-// read so (or that names no kind, plural or version) is compiled here,
-// and its error returned as before. The CRDs of initial objects are
-// compiled here too.
+// read so (or that names no group, kind, plural, scope or version) is
+// compiled here, and its error returned as before. The CRDs of initial
+// objects are compiled here too. (crfake's doc.go: "When CRDs compile".)
 func (b *ClientBuilder) BuildClient() (*Client, error) {
 	s := b.scheme
 	if s == nil {
@@ -298,7 +298,11 @@ func (l *lazyCRD) compiled() (*crdkit.CRD, error) {
 		defer l.done.Store(true)
 		crd, err := crdkit.Load(doc)
 		if err != nil {
-			l.err = fmt.Errorf("crfake: CRD %s.%s: %w", l.head.Spec.Names.Plural, l.head.Spec.Group, err)
+			if l.headOK {
+				l.err = fmt.Errorf("crfake: CRD %s.%s: %w", l.head.Spec.Names.Plural, l.head.Spec.Group, err)
+			} else {
+				l.err = fmt.Errorf("crfake: CRD: %w", err)
+			}
 			return
 		}
 		if l.headOK {
