@@ -1,10 +1,14 @@
 package crfake
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	goruntime "runtime"
+	"slices"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -15,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"github.com/crdkit/crdkit"
+	"github.com/crdkit/crdkit/internal/crdhead"
 )
 
 // ClientBuilder builds a Client, as controller-runtime's fake.ClientBuilder
@@ -24,6 +29,7 @@ type ClientBuilder struct {
 	scheme    *runtime.Scheme
 	crds      []*crdkit.CRD
 	yaml      [][]byte
+	lazy      []*lazyCRD // of the documents, shared by the clients built
 	files     []string
 	objs      []client.Object
 	rtObjs    []runtime.Object
@@ -49,14 +55,14 @@ func (b *ClientBuilder) WithCRDs(crds ...*crdkit.CRD) *ClientBuilder {
 }
 
 // WithCRDYAML adds CRDs as YAML or JSON documents (one CRD each), compiled
-// by Build with crdkit.Load.
+// with crdkit.Load on first use of their kinds (see BuildClient).
 func (b *ClientBuilder) WithCRDYAML(docs ...[]byte) *ClientBuilder {
 	b.yaml = append(b.yaml, docs...)
 	return b
 }
 
-// WithCRDFiles adds CRDs from files (one CRD a file), read and compiled by
-// Build.
+// WithCRDFiles adds CRDs from files (one CRD a file), read by Build and
+// compiled as WithCRDYAML's.
 func (b *ClientBuilder) WithCRDFiles(paths ...string) *ClientBuilder {
 	b.files = append(b.files, paths...)
 	return b
@@ -108,12 +114,19 @@ func (b *ClientBuilder) Build() client.WithWatch {
 }
 
 // BuildClient returns the client or why it cannot be built.
+//
+// A CRD given as a document is compiled on first use of its kind, not
+// here: Build reads only its head (group, names, scope, versions and
+// whether they are served, crdhead), which routes requests, and checks
+// that two CRDs do not define one kind. A document whose head it cannot
+// read so (or that names no group, kind, plural, scope or version) is
+// compiled here, and its error returned as before. The CRDs of initial
+// objects are compiled here too. (crfake's doc.go: "When CRDs compile".)
 func (b *ClientBuilder) BuildClient() (*Client, error) {
 	s := b.scheme
 	if s == nil {
 		s = clientgoscheme.Scheme
 	}
-	crds := append([]*crdkit.CRD(nil), b.crds...)
 	for _, p := range b.files {
 		data, err := os.ReadFile(p)
 		if err != nil {
@@ -122,56 +135,54 @@ func (b *ClientBuilder) BuildClient() (*Client, error) {
 		b.yaml = append(b.yaml, data)
 	}
 	b.files = nil
-	// Compile on every core: the CRDs' CEL rules are most of a start.
-	compiled := make([]*crdkit.CRD, len(b.yaml))
-	errs := make([]error, len(b.yaml))
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, goruntime.GOMAXPROCS(0))
-	for i, doc := range b.yaml {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			compiled[i], errs[i] = crdkit.Load(doc)
-		}()
-	}
-	wg.Wait()
-	for i, crd := range compiled {
-		if errs[i] != nil {
-			return nil, fmt.Errorf("crfake: CRD: %w", errs[i])
+	// The documents become lazily compiled CRDs, kept by the builder so
+	// that every client it builds shares their compilation.
+	var eager []*lazyCRD
+	for _, doc := range b.yaml {
+		l := newLazyCRD(doc)
+		if l.doc != nil && !l.headOK {
+			eager = append(eager, l)
 		}
-		crds = append(crds, crd)
+		b.lazy = append(b.lazy, l)
 	}
 	b.yaml = nil
-	b.crds = crds
+	if err := compileAll(eager); err != nil {
+		return nil, err
+	}
 
 	c := &Client{scheme: s, clock: b.clock, resources: map[schema.GroupKind]*resource{}}
 	if c.clock == nil {
 		c.clock = time.Now
 	}
 	mapper := meta.NewDefaultRESTMapper(nil)
-	for _, crd := range crds {
-		if _, dup := c.resources[schema.GroupKind{Group: crd.Group(), Kind: crd.Kind()}]; dup {
-			return nil, fmt.Errorf("crfake: two CRDs define %s.%s", crd.Kind(), crd.Group())
+	all := make([]*lazyCRD, 0, len(b.crds)+len(b.lazy))
+	for _, crd := range b.crds {
+		all = append(all, compiledCRD(crd))
+	}
+	all = append(all, b.lazy...)
+	for _, l := range all {
+		h := &l.head
+		gk := schema.GroupKind{Group: h.Spec.Group, Kind: h.Spec.Names.Kind}
+		if _, dup := c.resources[gk]; dup {
+			return nil, fmt.Errorf("crfake: two CRDs define %s.%s", gk.Kind, gk.Group)
 		}
-		def := crd.Definition()
-		r := &resource{crd: crd, gr: schema.GroupResource{Group: crd.Group(), Resource: def.Spec.Names.Plural},
-			objs: map[nsName]*entry{}}
-		c.resources[schema.GroupKind{Group: crd.Group(), Kind: crd.Kind()}] = r
+		r := &resource{lazy: l, gk: gk, namespaced: h.Spec.Scope != "Cluster",
+			gr: schema.GroupResource{Group: gk.Group, Resource: h.Spec.Names.Plural}, objs: map[nsName]*entry{}}
+		c.resources[gk] = r
 		scope := meta.RESTScopeRoot
-		if crd.Namespaced() {
+		if r.namespaced {
 			scope = meta.RESTScopeNamespace
 		}
-		for _, v := range crd.Versions() {
-			if !v.Served() {
+		singular := h.Spec.Names.Singular
+		if singular == "" {
+			singular = strings.ToLower(gk.Kind) // the server's default
+		}
+		for _, v := range h.Spec.Versions {
+			if !v.Served {
 				continue
 			}
-			gv := schema.GroupVersion{Group: crd.Group(), Version: v.Name()}
-			singular := def.Spec.Names.Singular
-			if singular == "" {
-				singular = def.Spec.Names.Plural
-			}
-			mapper.AddSpecific(gv.WithKind(crd.Kind()), gv.WithResource(def.Spec.Names.Plural), gv.WithResource(singular), scope)
+			gv := schema.GroupVersion{Group: gk.Group, Version: v.Name}
+			mapper.AddSpecific(gv.WithKind(gk.Kind), gv.WithResource(h.Spec.Names.Plural), gv.WithResource(singular), scope)
 		}
 	}
 
@@ -200,10 +211,149 @@ func (b *ClientBuilder) BuildClient() (*Client, error) {
 	}
 	c.delegate = fb.Build()
 	c.mapper = meta.MultiRESTMapper{mapper, c.delegate.RESTMapper()}
+	// The initial objects' CRDs compile on every core, before the
+	// objects are created one by one.
+	var used []*lazyCRD
+	for _, o := range mine {
+		if gvk, err := c.gvkFor(o); err == nil {
+			if l := c.resources[gvk.GroupKind()].lazy; !slices.Contains(used, l) {
+				used = append(used, l)
+			}
+		}
+	}
+	par(len(used), func(i int) { _, _ = used[i].compiled() })
 	for _, o := range mine {
 		if err := c.seed(o); err != nil {
 			return nil, fmt.Errorf("crfake: initial object %s/%s: %w", o.GetNamespace(), o.GetName(), err)
 		}
 	}
 	return c, nil
+}
+
+// lazyCRD is a CRD compiled on first use: its head, read without
+// compiling it, and its document until then.
+type lazyCRD struct {
+	head   crdhead.Head
+	headOK bool // head read from the document's text
+
+	once sync.Once
+	done atomic.Bool // the document compiled (for tests)
+	doc  []byte      // nil once compiled, or for a CRD given compiled
+	crd  *crdkit.CRD
+	err  error
+}
+
+// newLazyCRD reads the head of a CRD document; headOK false when it
+// cannot be read from the text, or names no kind, plural or version (the
+// document is then compiled at Build, for the error Load gives).
+func newLazyCRD(doc []byte) *lazyCRD {
+	l := &lazyCRD{doc: doc}
+	t := bytes.TrimSpace(doc)
+	if len(t) > 0 && t[0] == '{' {
+		l.head, l.headOK = crdhead.JSON(t)
+	} else {
+		l.head, l.headOK = crdhead.YAML(doc)
+	}
+	h := &l.head
+	l.headOK = l.headOK && h.APIVersion == "apiextensions.k8s.io/v1" && h.Kind == "CustomResourceDefinition" &&
+		h.Spec.Group != "" && h.Spec.Names.Kind != "" && h.Spec.Names.Plural != "" && len(h.Spec.Versions) > 0 &&
+		(h.Spec.Scope == "Namespaced" || h.Spec.Scope == "Cluster")
+	return l
+}
+
+// compiledCRD is a CRD given compiled, with its head.
+func compiledCRD(crd *crdkit.CRD) *lazyCRD {
+	l := &lazyCRD{crd: crd}
+	l.head = headOf(crd)
+	return l
+}
+
+// headOf returns a compiled CRD's head.
+func headOf(crd *crdkit.CRD) crdhead.Head {
+	var h crdhead.Head
+	def := crd.Definition()
+	h.APIVersion, h.Kind = "apiextensions.k8s.io/v1", "CustomResourceDefinition"
+	h.Spec.Group, h.Spec.Scope = crd.Group(), "Namespaced"
+	h.Spec.Names.Kind, h.Spec.Names.Plural, h.Spec.Names.Singular = crd.Kind(), def.Spec.Names.Plural, def.Spec.Names.Singular
+	if !crd.Namespaced() {
+		h.Spec.Scope = "Cluster"
+	}
+	for _, v := range crd.Versions() {
+		h.Spec.Versions = append(h.Spec.Versions, crdhead.Version{Name: v.Name(), Served: v.Served()})
+	}
+	return h
+}
+
+// compiled returns the CRD, compiling it on the first call: the error is
+// crdkit.Load's, which is the server's answer to creating the CRD (a 422
+// Invalid for a CRD it refuses), or that the compiled CRD routes
+// otherwise than its head read at Build said.
+func (l *lazyCRD) compiled() (*crdkit.CRD, error) {
+	l.once.Do(func() {
+		if l.doc == nil {
+			return
+		}
+		doc := l.doc
+		l.doc = nil
+		defer l.done.Store(true)
+		crd, err := crdkit.Load(doc)
+		if err != nil {
+			if l.headOK {
+				l.err = fmt.Errorf("crfake: CRD %s.%s: %w", l.head.Spec.Names.Plural, l.head.Spec.Group, err)
+			} else {
+				l.err = fmt.Errorf("crfake: CRD: %w", err)
+			}
+			return
+		}
+		if l.headOK {
+			if got := headOf(crd); got.Spec.Group != l.head.Spec.Group || got.Spec.Names.Kind != l.head.Spec.Names.Kind ||
+				got.Spec.Names.Plural != l.head.Spec.Names.Plural || got.Spec.Scope != l.head.Spec.Scope ||
+				!slices.Equal(served(got), served(l.head)) {
+				l.err = fmt.Errorf("crfake: CRD %s.%s: the document decodes to other names, scope or versions than its text read at Build", l.head.Spec.Names.Plural, l.head.Spec.Group)
+				return
+			}
+		} else {
+			l.head = headOf(crd)
+		}
+		l.crd = crd
+	})
+	return l.crd, l.err
+}
+
+// served returns the names of the served versions.
+func served(h crdhead.Head) []string {
+	var out []string
+	for _, v := range h.Spec.Versions {
+		if v.Served {
+			out = append(out, v.Name)
+		}
+	}
+	return out
+}
+
+// compileAll compiles the CRDs on every core (the CEL rules are most of a
+// compile) and returns the first error, in order.
+func compileAll(ls []*lazyCRD) error {
+	par(len(ls), func(i int) { _, _ = ls[i].compiled() })
+	for _, l := range ls {
+		if _, err := l.compiled(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// par calls f(0..n-1) on every core.
+func par(n int, f func(i int)) {
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, goruntime.GOMAXPROCS(0))
+	for i := range n {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			f(i)
+		}()
+	}
+	wg.Wait()
 }

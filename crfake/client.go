@@ -67,11 +67,14 @@ type entry struct {
 	reads map[*crdkit.Version]map[string]any
 }
 
-// resource is one CRD's objects.
+// resource is one CRD's objects. target compiles its CRD on first use:
+// lazy.crd is read only by code given r by target.
 type resource struct {
-	crd  *crdkit.CRD
-	gr   schema.GroupResource
-	objs map[nsName]*entry
+	lazy       *lazyCRD
+	gk         schema.GroupKind
+	gr         schema.GroupResource
+	namespaced bool
+	objs       map[nsName]*entry
 }
 
 // event is a write as a watch sees it: the object after the write (for a
@@ -142,7 +145,7 @@ var (
 // namespace to a namespaced resource: a create, or a GET, PUT or DELETE of
 // a named object.
 func (r *resource) checkNamespace(ns string, create bool) error {
-	if ns != "" || !r.crd.Namespaced() {
+	if ns != "" || !r.namespaced {
 		return nil
 	}
 	if create {
@@ -158,7 +161,14 @@ func (c *Client) target(gvk schema.GroupVersionKind) (*resource, *crdkit.Version
 	if r == nil {
 		return nil, nil, nil
 	}
-	v := r.crd.Version(gvk.Version)
+	if !slices.Contains(served(r.lazy.head), gvk.Version) {
+		return nil, nil, &meta.NoKindMatchError{GroupKind: gvk.GroupKind(), SearchedVersions: []string{gvk.Version}}
+	}
+	crd, err := r.lazy.compiled()
+	if err != nil {
+		return nil, nil, err
+	}
+	v := crd.Version(gvk.Version)
 	if v == nil || !v.Served() {
 		return nil, nil, &meta.NoKindMatchError{GroupKind: gvk.GroupKind(), SearchedVersions: []string{gvk.Version}}
 	}
@@ -276,7 +286,7 @@ func metadata(obj map[string]any) map[string]any {
 
 // key returns the store key of the object a request addresses.
 func (r *resource) key(ns, name string) nsName {
-	if !r.crd.Namespaced() {
+	if !r.namespaced {
 		ns = ""
 	}
 	return nsName{ns, name}
@@ -334,7 +344,7 @@ func (c *Client) put(r *resource, k nsName, obj map[string]any, old *entry, dryR
 		}
 		return &entry{obj: obj, rv: rv}, nil
 	}
-	stored, err := r.crd.Convert(obj, r.crd.StorageVersion())
+	stored, err := r.lazy.crd.Convert(obj, r.lazy.crd.StorageVersion())
 	if err != nil {
 		return nil, err
 	}
@@ -369,7 +379,7 @@ func (c *Client) remove(r *resource, k nsName, old *entry, last map[string]any) 
 				}
 			}
 		}
-		stored, err := r.crd.Convert(last, r.crd.StorageVersion())
+		stored, err := r.lazy.crd.Convert(last, r.lazy.crd.StorageVersion())
 		if err != nil {
 			return err
 		}
@@ -572,7 +582,7 @@ func (c *Client) Get(ctx context.Context, key client.ObjectKey, obj client.Objec
 	c.mu.Lock()
 	e := r.objs[r.key(key.Namespace, key.Name)]
 	c.mu.Unlock()
-	if e == nil || (r.crd.Namespaced() && key.Namespace == "") {
+	if e == nil || (r.namespaced && key.Namespace == "") {
 		return apierrors.NewNotFound(r.gr, key.Name)
 	}
 	return answer(v, e, obj)
@@ -870,7 +880,7 @@ func (c *Client) DeleteAllOf(ctx context.Context, obj client.Object, opts ...cli
 func (c *Client) listLocked(r *resource, v *crdkit.Version, lo *metav1.ListOptions, ns string) ([]map[string]any, error) {
 	objs := make([]map[string]any, 0, len(r.objs))
 	for k, e := range r.objs {
-		if ns != "" && r.crd.Namespaced() && k.ns != ns {
+		if ns != "" && r.namespaced && k.ns != ns {
 			continue
 		}
 		got, err := read(v, e)
@@ -961,7 +971,7 @@ func (c *Client) List(ctx context.Context, list client.ObjectList, opts ...clien
 func storageKey(r *resource, obj map[string]any) string {
 	md := metadata(obj)
 	name, _ := md["name"].(string)
-	if ns, _ := md["namespace"].(string); r.crd.Namespaced() && ns != "" {
+	if ns, _ := md["namespace"].(string); r.namespaced && ns != "" {
 		return ns + "/" + name
 	}
 	return name

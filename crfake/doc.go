@@ -37,6 +37,29 @@
 // exists, then the events to come; an object that leaves or enters the
 // watch's selectors is DELETED or ADDED for it.
 //
+// # When CRDs compile
+//
+// A CRD given as a document (WithCRDYAML, WithCRDFiles) is compiled
+// (crdkit.Load: decoding, the server's CRD validation, schemas, CEL rules)
+// on the first request for its kind, once (a sync.Once per CRD, shared by
+// every client of the builder; concurrent first requests wait for the one
+// compilation). Build reads only each document's head from its text
+// (package internal/crdhead: group, names, scope, the versions and whether
+// they are served), which is what routing requests and the RESTMapper
+// need, so a start costs next to nothing however many CRDs it is given.
+// Build checks cheaply what it can: that the head is read (a document
+// whose head is not read from its text, or that names no group, kind,
+// plural, scope or version, is compiled at Build, and its error returned
+// as before) and that no two CRDs define one kind. A CRD the server would
+// refuse (an invalid schema, a rule that does not compile) is refused on
+// the first request for its kind, and every one after it: the error is
+// crdkit.Load's, the server's answer to the CRD's create (a 422 Invalid
+// *apierrors.StatusError, so apierrors.IsInvalid holds), after
+// "crfake: CRD <plural>.<group>: ". The CRDs of initial objects
+// (WithObjects, WithRuntimeObjects) are compiled at Build, on every core,
+// and Build returns their refusal. CRDs given compiled (WithCRDs) are
+// used as they are.
+//
 // Typed objects (Go structs registered in the client's scheme) and
 // unstructured objects both work: the client encodes them as JSON, as
 // controller-runtime's REST client does, and decodes the server's answer

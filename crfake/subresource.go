@@ -206,7 +206,7 @@ func (c *Client) scaleWrite(r *resource, v *crdkit.Version, obj client.Object, i
 	spec, _ := res.Object["spec"].(map[string]any)
 	replicas, _ := spec["replicas"].(int64)
 	upd := runtime.DeepCopyJSON(live)
-	setPath(upd, specReplicasPath(r.crd, v), replicas)
+	setPath(upd, specReplicasPath(r.lazy.crd, v), replicas)
 	ures := v.Update(upd, live, crdkit.UpdateOptions{FieldValidation: crdkit.Ignore, ManagedFields: uo.ManagedFields})
 	if ures.Err != nil {
 		return ures.Err

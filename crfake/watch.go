@@ -171,7 +171,7 @@ func (w *watcher) send(ev event) {
 }
 
 func (w *watcher) matches(obj map[string]any) bool {
-	if w.ns != "" && w.r.crd.Namespaced() && md2ns(obj) != w.ns {
+	if w.ns != "" && w.r.namespaced && md2ns(obj) != w.ns {
 		return false
 	}
 	return w.sel.Matches(obj)
@@ -188,7 +188,7 @@ func (w *watcher) push(typ watch.EventType, obj map[string]any) {
 			typ, o = watch.Error, &unstructured.Unstructured{Object: map[string]any{"kind": "Status", "apiVersion": "v1", "message": err.Error()}}
 		}
 		if u, ok := o.(*unstructured.Unstructured); ok && u.GetKind() == "" {
-			u.SetGroupVersionKind(schema.GroupVersionKind{Group: w.r.crd.Group(), Version: w.v.Name(), Kind: w.r.crd.Kind()})
+			u.SetGroupVersionKind(schema.GroupVersionKind{Group: w.r.gk.Group, Version: w.v.Name(), Kind: w.r.gk.Kind})
 		}
 	}
 	w.mu.Lock()

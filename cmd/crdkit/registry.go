@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 
 	"github.com/crdkit/crdkit"
+	"github.com/crdkit/crdkit/internal/crdhead"
 	"github.com/crdkit/crdkit/internal/docs"
 	"github.com/crdkit/crdkit/internal/par"
 )
@@ -86,24 +87,11 @@ func (l *lazyCRD) load() (*crdkit.CRD, error) {
 }
 
 // crdHead is what registering a CRD needs from its document.
-type crdHead struct {
-	APIVersion string `json:"apiVersion"`
-	Kind       string `json:"kind"`
-	Spec       struct {
-		Group string `json:"group"`
-		Names struct {
-			Kind       string   `json:"kind"`
-			Plural     string   `json:"plural"`
-			Singular   string   `json:"singular"`
-			ShortNames []string `json:"shortNames"`
-			ListKind   string   `json:"listKind"`
-		} `json:"names"`
-		Versions []struct {
-			Name   string `json:"name"`
-			Served bool   `json:"served"`
-		} `json:"versions"`
-	} `json:"spec"`
-}
+type crdHead = crdhead.Head
+
+// yamlCRDHead reads a CRD's head from its YAML text (crdhead.YAML), ok
+// false when the document must be converted to read it.
+func yamlCRDHead(text []byte) (crdHead, bool) { return crdhead.YAML(text) }
 
 // isCRD reports whether a document is an apiextensions.k8s.io/v1 CRD.
 func isCRD(js []byte) (crdHead, bool) {

@@ -1,4 +1,9 @@
-package main
+// Package crdhead reads the head of a CustomResourceDefinition document
+// (type meta, spec.group, spec.names, spec.scope, the names and served
+// flags of spec.versions) without decoding the whole document: what
+// routing requests to a CRD's kind needs, and far cheaper than converting
+// and compiling it (a CRD is mostly its schemas).
+package crdhead
 
 import (
 	"bytes"
@@ -6,8 +11,33 @@ import (
 	"strings"
 )
 
-// yamlCRDHead reads the head of a CRD (type meta, spec.group, spec.names,
-// the names and served flags of spec.versions) from a YAML document
+// Head is what routing requests to a CRD needs from its document, with
+// the JSON names of the fields it reads.
+type Head struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Spec       struct {
+		Group string `json:"group"`
+		Names struct {
+			Kind       string   `json:"kind"`
+			Plural     string   `json:"plural"`
+			Singular   string   `json:"singular"`
+			ShortNames []string `json:"shortNames"`
+			ListKind   string   `json:"listKind"`
+		} `json:"names"`
+		Scope    string    `json:"scope"`
+		Versions []Version `json:"versions"`
+	} `json:"spec"`
+}
+
+// Version is a version's name and whether it is served.
+type Version struct {
+	Name   string `json:"name"`
+	Served bool   `json:"served"`
+}
+
+// YAML reads the head of a CRD (type meta, spec.group, spec.names,
+// spec.scope, the names and served flags of spec.versions) from a YAML document
 // without converting the document, as the registry needs it for a CRD no
 // input may ask for: a directory of CRDs is mostly schemas, and converting
 // them all costs tens of milliseconds a CRD. It walks only the block
@@ -17,8 +47,8 @@ import (
 // tags, quoted keys, flow collections, block or quoted scalars with
 // escapes where it reads, a key given twice, values YAML would not read as
 // the strings or booleans the fields are. When ok, the head is the one the
-// converted document gives (TestYAMLCRDHeadCorpus, FuzzYAMLCRDHead).
-func yamlCRDHead(text []byte) (h crdHead, ok bool) {
+// converted document gives (cmd/crdkit's TestYAMLCRDHeadCorpus and FuzzYAMLCRDHead).
+func YAML(text []byte) (h Head, ok bool) {
 	ls, ok := contentLines(text)
 	if !ok || len(ls) == 0 || ls[0].indent != 0 {
 		return h, false
@@ -37,13 +67,13 @@ func yamlCRDHead(text []byte) (h crdHead, ok bool) {
 			ok = readSpec(ls, e, &h)
 		}
 		if !ok {
-			return crdHead{}, false
+			return Head{}, false
 		}
 	}
 	return h, true
 }
 
-func readSpec(ls []line, e entry, h *crdHead) bool {
+func readSpec(ls []line, e entry, h *Head) bool {
 	if e.value != nil {
 		return false // a spec that is not a block mapping: leave it to the converter
 	}
@@ -55,6 +85,8 @@ func readSpec(ls []line, e entry, h *crdHead) bool {
 		switch e.key {
 		case "group":
 			h.Spec.Group, ok = e.str()
+		case "scope":
+			h.Spec.Scope, ok = e.str()
 		case "names":
 			ok = readNames(ls, e, h)
 		case "versions":
@@ -67,7 +99,7 @@ func readSpec(ls []line, e entry, h *crdHead) bool {
 	return true
 }
 
-func readNames(ls []line, e entry, h *crdHead) bool {
+func readNames(ls []line, e entry, h *Head) bool {
 	if e.value != nil {
 		return false
 	}
@@ -96,7 +128,7 @@ func readNames(ls []line, e entry, h *crdHead) bool {
 	return true
 }
 
-func readVersions(ls []line, e entry, h *crdHead) bool {
+func readVersions(ls []line, e entry, h *Head) bool {
 	items, ok := e.sequence(ls)
 	if !ok {
 		return false
@@ -264,11 +296,11 @@ func quotedEnd(t []byte) int {
 	return -1
 }
 
-// headKeys are the keys yamlCRDHead reads. encoding/json, which reads the
+// headKeys are the keys YAML reads. encoding/json, which reads the
 // head of a converted document, matches keys without regard to case: a
 // key that differs from one of these only in case makes the reading
 // uncertain.
-var headKeys = []string{"apiVersion", "kind", "spec", "group", "names", "plural", "singular", "listKind", "shortNames", "versions", "name", "served"}
+var headKeys = []string{"apiVersion", "kind", "spec", "group", "scope", "names", "plural", "singular", "listKind", "shortNames", "versions", "name", "served"}
 
 // entry is one key of a block mapping: its inline value (nil when the
 // value is on the following lines, from..to, more indented or, for a
