@@ -316,12 +316,38 @@ func (s *Selector) Select(dst, objs []map[string]any) []map[string]any {
 			dst = append(dst, o)
 		}
 	}
-	slices.SortStableFunc(dst[start:], func(a, b map[string]any) int {
-		an, ans := objectKey(a)
-		bn, bns := objectKey(b)
-		return compareKeys(ans, an, bns, bn)
-	})
+	sortByKey(dst[start:])
 	return dst
+}
+
+// sortByKey sorts objects by storage key, stably. Objects already in key
+// order (a store kept sorted) cost one pass; otherwise the keys are read
+// once, not at every comparison.
+func sortByKey(objs []map[string]any) {
+	sorted := true
+	for i := 1; i < len(objs) && sorted; i++ {
+		an, ans := objectKey(objs[i-1])
+		bn, bns := objectKey(objs[i])
+		sorted = compareKeys(ans, an, bns, bn) <= 0
+	}
+	if sorted {
+		return
+	}
+	type keyed struct {
+		name, namespace string
+		obj             map[string]any
+	}
+	ks := make([]keyed, len(objs))
+	for i, o := range objs {
+		ks[i].name, ks[i].namespace = objectKey(o)
+		ks[i].obj = o
+	}
+	slices.SortStableFunc(ks, func(a, b keyed) int {
+		return compareKeys(a.namespace, a.name, b.namespace, b.name)
+	})
+	for i := range ks {
+		objs[i] = ks[i].obj
+	}
 }
 
 // compareKeys compares the storage keys ans/an and bns/bn as strings,
