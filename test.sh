@@ -77,7 +77,7 @@ echo "== conformance module (upstream packages and the real API server)"
   | gotest | tee -a "$log"; exit "${PIPESTATUS[0]}")
 
 echo "== benchmarks module (each benchmark once, as a test)"
-(cd benchmarks && go vet ./... && go test -count=1 -v -run Test -bench . -benchtime 1x ./... 2>&1 \
+(cd benchmarks && go vet ./... && go test -count=1 -timeout 30m -v -run Test -bench . -benchtime 1x ./... 2>&1 \
   | gotest | tee -a "$log"; exit "${PIPESTATUS[0]}")
 
 passed=$(grep -c '^ok ' "$log" || true)
