@@ -17,6 +17,7 @@ import (
 
 	"github.com/crdkit/crdkit"
 	"github.com/crdkit/crdkit/internal/corpus"
+	"github.com/crdkit/crdkit/internal/docs"
 )
 
 // cliBenchObjects are the corpus objects BenchmarkCLIPerDocument checks:
@@ -146,6 +147,51 @@ func BenchmarkCLIPerDocument(b *testing.B) {
 			b.ReportMetric(float64((processCPU()-cpu).Nanoseconds())/float64(b.N), "cpu-ns/doc")
 		})
 	}
+}
+
+// BenchmarkCLIReadFile is the floor under the CLI's cost per document:
+// reading one small file (open, fstat, read, close, as the CLI reads its
+// inputs) and, in the /list sub-benchmark, finding it in its directory
+// (docs.Files over cliBenchDocs files, per file). It reports ns/file and
+// cpu-ns/file.
+//
+//	go test -run '^$' -bench CLIReadFile -cpu 1 ./cmd/crdkit
+func BenchmarkCLIReadFile(b *testing.B) {
+	dir := b.TempDir()
+	data := []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  a: b\n")
+	var paths []string
+	for i := range cliBenchDocs {
+		p := filepath.Join(dir, fmt.Sprintf("%04d.yaml", i))
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			b.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	report := func(b *testing.B, cpu time.Duration, files int) {
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(files), "ns/file")
+		b.ReportMetric(float64((processCPU()-cpu).Nanoseconds())/float64(b.N)/float64(files), "cpu-ns/file")
+	}
+	b.Run("read", func(b *testing.B) {
+		buf := make([]byte, 0, 4096)
+		cpu := processCPU()
+		for b.Loop() {
+			for _, p := range paths {
+				if _, err := docs.ReadFileInto(p, buf); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		report(b, cpu, len(paths))
+	})
+	b.Run("list", func(b *testing.B) {
+		cpu := processCPU()
+		for b.Loop() {
+			if _, err := docs.Files([]string{dir}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		report(b, cpu, len(paths))
+	})
 }
 
 // processCPU is the CPU time the process has used (user and system, all
