@@ -323,6 +323,12 @@ func (c Chunk) JSON() ([]byte, error) {
 // by yamljson, to the same bytes at a fraction of the cost; what it is not
 // sure of goes to sigs.k8s.io/yaml.
 func (c Chunk) Convert() (js []byte, warnings []string, err error) {
+	return c.convert(true)
+}
+
+// convert is Convert, with yamljson first when fast is set (tests compare
+// both ways).
+func (c Chunk) convert(fast bool) (js []byte, warnings []string, err error) {
 	if t := bytes.TrimSpace(c.Text); len(t) > 0 && t[0] == '{' && json.Valid(t) {
 		return t, nil, nil
 	}
@@ -333,8 +339,10 @@ func (c Chunk) Convert() (js []byte, warnings []string, err error) {
 		// stream at another line than for any other document.
 		text = append(text[:n:n], '\n')
 	}
-	if js, ok := yamljson.Convert(make([]byte, 0, len(text)), text); ok {
-		return js, nil, nil // a mapping or a sequence, never null
+	if fast {
+		if js, ok := yamljson.Convert(make([]byte, 0, len(text)+len(text)/8), text); ok {
+			return js, nil, nil // a mapping or a sequence, never null
+		}
 	}
 	// The strict reader costs what the lenient one does, and fails only
 	// on a duplicate key (or on what the lenient one fails on too).

@@ -55,16 +55,29 @@ func Convert(dst, src []byte) (out []byte, ok bool) {
 	}
 	c := pool.Get().(*conv)
 	c.src, c.out, c.depth = src, dst, 0
+	if len(src) > 64<<10 {
+		// A mapping's entry takes a line at least (flow mappings aside):
+		// growing by appends would allocate several times the final size.
+		if n := bytes.Count(src, []byte{'\n'}); cap(c.ents) < n {
+			c.ents = make([]entry, 0, n)
+		}
+	}
 	ok = c.document()
 	out = c.out
 	c.src, c.out = nil, nil
 	c.ents = c.ents[:0]
+	if cap(c.tmp) > maxPooled || cap(c.ents) > maxPooled/64 {
+		c.tmp, c.ents = nil, nil // a huge document's: not kept for the next
+	}
 	pool.Put(c)
 	if !ok {
 		return dst[:n], false
 	}
 	return out, true
 }
+
+// maxPooled bounds the scratch memory a pooled conv keeps, in bytes.
+const maxPooled = 1 << 20
 
 var pool = sync.Pool{New: func() any { return new(conv) }}
 
