@@ -245,9 +245,9 @@ func (c *conv) key(p int) (key []byte, after int, kind int) {
 	src := c.src
 	switch src[p] {
 	case '\'', '"':
-		v, q, ok := c.quoted(p)
+		v, q, ok := c.quoted(p, -1)
 		if !ok {
-			return nil, 0, unsure
+			return nil, 0, notKey // a scalar over lines, or one inline refuses
 		}
 		for src[q] == ' ' {
 			q++
@@ -257,6 +257,9 @@ func (c *conv) key(p int) (key []byte, after int, kind int) {
 		}
 		if q-p > maxKey {
 			return nil, 0, unsure
+		}
+		if len(c.str) > 0 && len(v) > 0 && &v[0] == &c.str[0] {
+			v = slices.Clone(v) // keys outlive the scratch memory
 		}
 		return v, q + 1, isKey
 	}
@@ -479,7 +482,7 @@ func (c *conv) inline(r, parent int) (int, bool) {
 		}
 		return c.restOfLine(q)
 	case '\'', '"':
-		v, q, ok := c.quoted(r)
+		v, q, ok := c.quoted(r, parent)
 		if !ok {
 			return 0, false
 		}
@@ -575,63 +578,76 @@ func (c *conv) continued(v []byte, i, parent int) ([]byte, int, bool) {
 	return s, end, true
 }
 
-// quoted reads the single-line quoted scalar at p; it returns its value
-// (a slice of src, or of c.str when escapes were decoded) and the
-// position after the closing quote.
-func (c *conv) quoted(p int) (v []byte, after int, ok bool) {
+// quoted reads the quoted scalar at p; it returns its value (a slice of
+// src, or of c.str when it was decoded: valid until the next scalar) and
+// the position after the closing quote. It spans lines only when parent,
+// the column of the collection holding it, is not negative: its lines
+// then fold as go-yaml folds them (a line break is a space, n blank lines
+// are n line breaks, the spaces around a line break go).
+func (c *conv) quoted(p, parent int) (v []byte, after int, ok bool) {
 	src := c.src
-	if src[p] == '\'' {
-		q := p + 1
-		for {
-			i := bytes.IndexByte(src[q:], '\'')
-			if i < 0 || bytes.IndexByte(src[q:q+i], '\n') >= 0 {
-				return nil, 0, false
-			}
-			q += i
-			if src[q+1] != '\'' {
-				break
-			}
-			q += 2
-		}
-		v = src[p+1 : q]
-		if bytes.Contains(v, []byte("''")) {
-			s := c.str[:0]
-			for i := 0; i < len(v); i++ {
-				s = append(s, v[i])
-				if v[i] == '\'' {
-					i++
-				}
-			}
-			c.str = s
-			v = slices.Clone(s)
-		}
-		return v, q + 1, true
-	}
+	quote := src[p]
+	single := quote == '\''
 	q := p + 1
-	for src[q] != '"' && src[q] != '\\' && src[q] != '\n' {
+	for src[q] != quote && src[q] != '\\' && src[q] != '\n' {
 		q++
 	}
-	if src[q] == '"' {
+	if src[q] == quote && !(single && src[q+1] == '\'') {
 		return src[p+1 : q], q + 1, true
 	}
-	if src[q] == '\n' {
-		return nil, 0, false
-	}
 	s := append(c.str[:0], src[p+1:q]...)
+	keep := len(bytes.TrimRight(s, " ")) // what a line break keeps of s
 	for {
-		switch b := src[q]; b {
-		case '"':
+		switch b := src[q]; {
+		case b == '\n':
+			if parent < 0 {
+				return nil, 0, false
+			}
+			s = s[:keep]
+			breaks, i := 0, q+1
+			j := i
+			for j < len(src) {
+				for src[j] == ' ' {
+					j++
+				}
+				if src[j] != '\n' {
+					break
+				}
+				breaks++
+				j++
+				i = j
+			}
+			if j >= len(src) || j-i <= parent {
+				return nil, 0, false
+			}
+			if breaks == 0 {
+				s = append(s, ' ')
+			}
+			for ; breaks > 0; breaks-- {
+				s = append(s, '\n')
+			}
+			keep = len(s)
+			q = j
+		case b == quote && single && src[q+1] == '\'':
+			s = append(s, '\'')
+			keep = len(s)
+			q += 2
+		case b == quote:
 			c.str = s
-			return slices.Clone(s), q + 1, true
-		case '\n':
-			return nil, 0, false
-		case '\\':
-			var ok bool
+			return s, q + 1, true
+		case b == '\\' && !single:
+			if src[q+1] == '\n' {
+				return nil, 0, false // an escaped line break
+			}
 			if s, q, ok = unescape(s, src, q); !ok {
 				return nil, 0, false
 			}
+			keep = len(s)
 		default:
 			s = append(s, b)
+			if b != ' ' {
+				keep = len(s)
+			}
 			q++
 		}
 	}
@@ -775,7 +791,7 @@ func (c *conv) flowValue(q int) (int, bool) {
 		return c.flow(q)
 	}
 	if b := c.src[q]; b == '\'' || b == '"' {
-		v, q, ok := c.quoted(q)
+		v, q, ok := c.quoted(q, -1)
 		if ok {
 			c.out = appendString(c.out, v)
 		}
@@ -793,7 +809,10 @@ func (c *conv) flowValue(q int) (int, bool) {
 func (c *conv) flowScalar(q int, key bool) (v []byte, after int, ok bool) {
 	src := c.src
 	if b := src[q]; b == '\'' || b == '"' {
-		v, after, ok = c.quoted(q)
+		v, after, ok = c.quoted(q, -1)
+		if ok && len(c.str) > 0 && len(v) > 0 && &v[0] == &c.str[0] {
+			v = slices.Clone(v) // keys outlive the scratch memory
+		}
 		return v, after, ok && after-q <= maxKey
 	}
 	if !c.plainStart(q) {
@@ -837,35 +856,57 @@ func (c *conv) flowScalar(q int, key bool) (v []byte, after int, ok bool) {
 func (c *conv) blockScalar(p, parent int) (int, bool) {
 	src := c.src
 	literal := src[p] == '|'
-	chomp := 0
+	chomp, increment := 0, 0
 	q := p + 1
-	switch src[q] {
-	case '-':
-		chomp, q = -1, q+1
-	case '+':
-		chomp, q = 1, q+1
+	for k := 0; k < 2; k++ {
+		switch b := src[q]; {
+		case chomp == 0 && (b == '-' || b == '+'):
+			chomp = 1
+			if b == '-' {
+				chomp = -1
+			}
+			q++
+		case increment == 0 && b >= '1' && b <= '9':
+			increment = int(b - '0')
+			q++
+		}
 	}
 	next, ok := c.restOfLine(q)
-	if !ok {
-		return 0, false // an indentation indicator, or not a header
+	if !ok || parent < 0 {
+		return 0, false
 	}
-	// The indentation: the first non-blank line's, unless a blank line
-	// before it has more spaces, and more than the parent's.
 	indent, breaks := 0, 0
 	i := next
-	for i < len(src) {
-		j := i
-		for src[j] == ' ' {
-			j++
+	if increment > 0 {
+		indent = parent + increment
+		for i < len(src) { // the blank lines before the first
+			k := i
+			for k < i+indent && src[k] == ' ' {
+				k++
+			}
+			if src[k] != '\n' {
+				break
+			}
+			breaks++
+			i = k + 1
 		}
-		indent = max(indent, j-i)
-		if src[j] != '\n' {
-			break
+	} else {
+		// The first non-blank line's indentation, unless a blank line
+		// before it has more spaces, and more than the parent's.
+		for i < len(src) {
+			j := i
+			for src[j] == ' ' {
+				j++
+			}
+			indent = max(indent, j-i)
+			if src[j] != '\n' {
+				break
+			}
+			breaks++
+			i = j + 1
 		}
-		breaks++
-		i = j + 1
+		indent = max(indent, parent+1, 1)
 	}
-	indent = max(indent, parent+1, 1)
 	s := c.str[:0]
 	var leadingBreak, leadingBlank bool
 	for i < len(src) {
