@@ -157,8 +157,8 @@ func TestConvertIsTheLibrary(t *testing.T) {
 // limit on its inputs, so a huge manifest must cost memory in proportion
 // to its size, a small multiple, not the YAML library's tree of it.
 func TestHugeDocument(t *testing.T) {
-	if testing.Short() {
-		t.Skip("64 MiB documents: not in -short")
+	if testing.Short() || raceEnabled {
+		t.Skip("64 MiB documents: not in -short, nor under the race detector (no goroutines here; 5 s become 65)")
 	}
 	const size = 64 << 20
 	var b strings.Builder
