@@ -2,6 +2,7 @@ package yamljson_test
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -113,14 +114,18 @@ var cases = []struct {
 }
 
 func TestConvert(t *testing.T) {
+	agree := 0
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := check(t, []byte(tc.in)); got != tc.fast {
 				_, err := yaml.YAMLToJSONStrict([]byte(tc.in))
 				t.Errorf("Convert(%q) answered %v, want %v (library error: %v)", tc.in, got, tc.fast, err)
+			} else if !t.Failed() {
+				agree++
 			}
 		})
 	}
+	fmt.Printf("conformance: yamljson.Convert against sigs.k8s.io/yaml.YAMLToJSONStrict %d/%d hand-written cases\n", agree, len(cases))
 }
 
 // TestConvertCorpus holds Convert to the library on every document of the
@@ -162,11 +167,40 @@ func TestConvertCorpus(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if !t.Failed() {
+			fmt.Printf("conformance: yamljson.Convert against sigs.k8s.io/yaml.YAMLToJSONStrict on corpus %s %d/%d documents (converted, same bytes)\n", sub, fast, total)
+		}
 		t.Logf("yamljson: %s: %d/%d documents converted without the library; left to it: %s", sub, fast, total, strings.Join(slow, " "))
 		if sub == "objects" && fast != total {
 			t.Errorf("Convert left %d corpus objects to the library, want none: %s", total-fast, strings.Join(slow, " "))
 		}
 	}
+}
+
+// TestConvertJSONToYAML reads the YAML that yaml.JSONToYAML writes for
+// every corpus object (the CLI benchmark's YAML files), all of it.
+func TestConvertJSONToYAML(t *testing.T) {
+	root, ok := corpus.Root()
+	if !ok {
+		t.Skip("corpus not found: set CRDKIT_CORPUS or put it at ../shared/corpus")
+	}
+	objects, err := corpus.Walk(filepath.Join(root, "objects"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fast := 0
+	for _, o := range objects {
+		y, err := yaml.JSONToYAML(o.JSON)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if check(t, y) {
+			fast++
+		} else {
+			t.Errorf("Convert(JSONToYAML(%s)) is not sure, want it converted", o.Name)
+		}
+	}
+	fmt.Printf("conformance: yamljson.Convert against sigs.k8s.io/yaml.YAMLToJSONStrict on JSONToYAML of corpus objects %d/%d\n", fast, len(objects))
 }
 
 func itoa(n int) string {
