@@ -66,8 +66,8 @@ func Convert(dst, src []byte) (out []byte, ok bool) {
 	out = c.out
 	c.src, c.out = nil, nil
 	c.ents = c.ents[:0]
-	if cap(c.tmp) > maxPooled || cap(c.ents) > maxPooled/64 {
-		c.tmp, c.ents = nil, nil // a huge document's: not kept for the next
+	if cap(c.tmp) > maxPooled || cap(c.str) > maxPooled || cap(c.ents) > maxPooled/64 {
+		c.tmp, c.str, c.ents = nil, nil, nil // a huge document's: not kept for the next
 	}
 	pool.Put(c)
 	if !ok {
