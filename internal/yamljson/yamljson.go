@@ -266,18 +266,18 @@ func (c *conv) key(p int) (key []byte, after int, kind int) {
 	if !c.plainStart(p) {
 		return nil, 0, notKey
 	}
-	for q := p; ; q++ {
-		switch src[q] {
-		case '\n':
+	line := src[p : p+bytes.IndexByte(src[p:], '\n')]
+	if h := bytes.Index(line, []byte(" #")); h >= 0 {
+		line = line[:h] // a comment: the key's ":" must come before it
+	}
+	for off := 0; ; {
+		i := bytes.IndexByte(line[off:], ':')
+		if i < 0 {
 			return nil, 0, notKey
-		case '#':
-			if src[q-1] == ' ' {
-				return nil, 0, notKey
-			}
-		case ':':
-			if src[q+1] != ' ' && src[q+1] != '\n' {
-				continue
-			}
+		}
+		q := p + off + i
+		off += i + 1
+		if src[q+1] == ' ' || src[q+1] == '\n' {
 			if q-p > maxKey {
 				return nil, 0, unsure
 			}
