@@ -340,7 +340,7 @@ func (c Chunk) convert(fast bool) (js []byte, warnings []string, err error) {
 		text = append(text[:n:n], '\n')
 	}
 	if fast {
-		if js, ok := yamljson.Convert(make([]byte, 0, len(text)+len(text)/8), text); ok {
+		if js, ok := yamljson.Convert(make([]byte, 0, len(text)+len(text)/4), text); ok {
 			return js, nil, nil // a mapping or a sequence, never null
 		}
 	}
