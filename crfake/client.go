@@ -75,6 +75,51 @@ type resource struct {
 	gr         schema.GroupResource
 	namespaced bool
 	objs       map[nsName]*entry
+	// order is objs' keys in storage key order (namespace/name, as
+	// strings), the order of a list, so that a list need not sort.
+	order []storageKeyed
+}
+
+// storageKeyed is a key of objs and its storage key, k.ns+"/"+k.name (the
+// server compares objects' namespace and name so for a list's order).
+type storageKeyed struct {
+	k nsName
+	s string
+}
+
+func compareStorageKeys(a storageKeyed, s string) int { return strings.Compare(a.s, s) }
+
+// addKey records a new key of objs in order.
+func (r *resource) addKey(k nsName) {
+	s := k.ns + "/" + k.name
+	i, found := slices.BinarySearchFunc(r.order, s, compareStorageKeys)
+	if !found {
+		r.order = slices.Insert(r.order, i, storageKeyed{k, s})
+	}
+}
+
+// dropKey forgets a key deleted from objs.
+func (r *resource) dropKey(k nsName) {
+	if i, ok := slices.BinarySearchFunc(r.order, k.ns+"/"+k.name, compareStorageKeys); ok {
+		r.order = slices.Delete(r.order, i, i+1)
+	}
+}
+
+// keysIn returns, in order, the keys of namespace ns and maybe others
+// (every key when ns is "" or the resource is cluster-scoped): the keys
+// whose storage key starts with ns+"/", which are contiguous and include
+// every key of ns.
+func (r *resource) keysIn(ns string) []storageKeyed {
+	if ns == "" || !r.namespaced {
+		return r.order
+	}
+	p := ns + "/"
+	i, _ := slices.BinarySearchFunc(r.order, p, compareStorageKeys)
+	j := i
+	for j < len(r.order) && strings.HasPrefix(r.order[j].s, p) {
+		j++
+	}
+	return r.order[i:j]
 }
 
 // event is a write as a watch sees it: the object after the write (for a
@@ -218,7 +263,7 @@ func decodeKeepKind(m map[string]any, into runtime.Object, keep bool) error {
 			return errNilObject
 		}
 		gvk := u.GroupVersionKind()
-		u.Object = runtime.DeepCopyJSON(m)
+		u.Object = copyJSON(m)
 		if !gvk.Empty() {
 			u.SetGroupVersionKind(gvk)
 		}
@@ -236,11 +281,11 @@ func decodeKeepKind(m map[string]any, into runtime.Object, keep bool) error {
 				u.Items = make([]unstructured.Unstructured, 0, len(items))
 				for _, it := range items {
 					im, _ := it.(map[string]any)
-					u.Items = append(u.Items, unstructured.Unstructured{Object: runtime.DeepCopyJSON(im)})
+					u.Items = append(u.Items, unstructured.Unstructured{Object: copyJSON(im)})
 				}
 				continue
 			}
-			u.Object[k] = runtime.DeepCopyJSONValue(v)
+			u.Object[k] = copyJSONValue(v)
 		}
 		if !gvk.Empty() {
 			u.SetGroupVersionKind(gvk)
@@ -354,6 +399,9 @@ func (c *Client) put(r *resource, k nsName, obj map[string]any, old *entry, dryR
 	}
 	c.rv++
 	e := &entry{obj: stored, rv: c.rv}
+	if _, ok := r.objs[k]; !ok {
+		r.addKey(k)
+	}
 	r.objs[k] = e
 	typ := watch.Modified
 	if old == nil {
@@ -387,6 +435,7 @@ func (c *Client) remove(r *resource, k nsName, old *entry, last map[string]any) 
 		obj = stored
 	}
 	delete(r.objs, k)
+	r.dropKey(k)
 	c.rv++
 	c.emit(event{typ: watch.Deleted, r: r, obj: &entry{obj: obj, rv: c.rv}, old: old})
 	return nil
@@ -394,45 +443,137 @@ func (c *Client) remove(r *resource, k nsName, old *entry, last map[string]any) 
 
 // sameIgnoringTimes reports whether a and b are equal but for the times of
 // their managed fields entries (the server ignores an update that changes
-// nothing else).
+// nothing else). Equal is reflect.DeepEqual's (jsonEqual), after dropping
+// "time" from each object in metadata.managedFields.
 func sameIgnoringTimes(a, b map[string]any) bool {
-	if reflect.DeepEqual(a, b) {
-		return true
+	if len(a) != len(b) {
+		return false
 	}
-	strip := func(o map[string]any) map[string]any {
-		cp := make(map[string]any, len(o))
-		for k, v := range o {
-			cp[k] = v
+	for k, av := range a {
+		bv, ok := b[k]
+		if !ok {
+			return false
 		}
-		md, _ := o["metadata"].(map[string]any)
-		if md == nil {
-			return cp
+		if k != "metadata" {
+			if !jsonEqual(av, bv) {
+				return false
+			}
+			continue
 		}
-		mdc := make(map[string]any, len(md))
-		for k, v := range md {
-			mdc[k] = v
+		amd, _ := av.(map[string]any)
+		bmd, _ := bv.(map[string]any)
+		switch {
+		case amd == nil && bmd == nil:
+			if !jsonEqual(av, bv) {
+				return false
+			}
+		case amd == nil || bmd == nil:
+			return false
+		case !sameMetadataIgnoringTimes(amd, bmd):
+			return false
 		}
-		if mf, ok := md["managedFields"].([]any); ok {
-			out := make([]any, len(mf))
-			for i, x := range mf {
-				if m, ok := x.(map[string]any); ok {
-					mc := make(map[string]any, len(m))
-					for k, v := range m {
-						if k != "time" {
-							mc[k] = v
-						}
+	}
+	return true
+}
+
+func sameMetadataIgnoringTimes(a, b map[string]any) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, av := range a {
+		bv, ok := b[k]
+		if !ok {
+			return false
+		}
+		if k != "managedFields" {
+			if !jsonEqual(av, bv) {
+				return false
+			}
+			continue
+		}
+		amf, aok := av.([]any)
+		bmf, bok := bv.([]any)
+		switch {
+		case !aok && !bok:
+			if !jsonEqual(av, bv) {
+				return false
+			}
+		case aok != bok || len(amf) != len(bmf):
+			return false
+		default:
+			for i := range amf {
+				ae, aok := amf[i].(map[string]any)
+				be, bok := bmf[i].(map[string]any)
+				switch {
+				case !aok && !bok:
+					if !jsonEqual(amf[i], bmf[i]) {
+						return false
 					}
-					out[i] = mc
-				} else {
-					out[i] = x
+				case aok != bok || !sameExcept(ae, be, "time"):
+					return false
 				}
 			}
-			mdc["managedFields"] = out
 		}
-		cp["metadata"] = mdc
-		return cp
 	}
-	return reflect.DeepEqual(strip(a), strip(b))
+	return true
+}
+
+// sameExcept reports whether a and b are equal but for their values of
+// key skip (either may lack it); a nil map is an empty one.
+func sameExcept(a, b map[string]any, skip string) bool {
+	n, m := len(a), len(b)
+	if _, ok := a[skip]; ok {
+		n--
+	}
+	if _, ok := b[skip]; ok {
+		m--
+	}
+	if n != m {
+		return false
+	}
+	for k, av := range a {
+		if k == skip {
+			continue
+		}
+		bv, ok := b[k]
+		if !ok || !jsonEqual(av, bv) {
+			return false
+		}
+	}
+	return true
+}
+
+// jsonEqual is reflect.DeepEqual for JSON values, without reflection for
+// the types a decoded object holds.
+func jsonEqual(a, b any) bool {
+	switch x := a.(type) {
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok || (x == nil) != (y == nil) || len(x) != len(y) {
+			return false
+		}
+		for k, xv := range x {
+			yv, ok := y[k]
+			if !ok || !jsonEqual(xv, yv) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		y, ok := b.([]any)
+		if !ok || (x == nil) != (y == nil) || len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if !jsonEqual(x[i], y[i]) {
+				return false
+			}
+		}
+		return true
+	case string, int64, bool, float64, nil, json.Number:
+		return a == b
+	}
+	return reflect.DeepEqual(a, b)
 }
 
 // answer reads the stored entry at v (the server's read back after a
@@ -502,7 +643,7 @@ func (c *Client) seed(o client.Object) error {
 	if err != nil {
 		return err
 	}
-	upd := runtime.DeepCopyJSON(live)
+	upd := copyJSON(live)
 	upd["status"] = status
 	res := v.UpdateStatus(upd, live, crdkit.UpdateOptions{ManagedFields: c.managed("")})
 	if res.Err != nil {
@@ -637,7 +778,7 @@ func (c *Client) finish(r *resource, v *crdkit.Version, k nsName, e *entry, res 
 		return res.Err
 	}
 	if res.Deleted || (res.Err == nil && !res.Created && e != nil && terminatedWithoutFinalizers(res.Object)) {
-		out := runtime.DeepCopyJSON(res.Object)
+		out := copyJSON(res.Object)
 		// The server answers with the updated object at the revision it
 		// was read at; the DELETED event carries the object as it was
 		// last stored.
@@ -878,16 +1019,22 @@ func (c *Client) DeleteAllOf(ctx context.Context, obj client.Object, opts ...cli
 
 // listLocked returns the objects of r a list at v selects, read at v.
 func (c *Client) listLocked(r *resource, v *crdkit.Version, lo *metav1.ListOptions, ns string) ([]map[string]any, error) {
-	objs := make([]map[string]any, 0, len(r.objs))
-	for k, e := range r.objs {
-		if ns != "" && r.namespaced && k.ns != ns {
+	keys := r.keysIn(ns)
+	objs := make([]map[string]any, 0, len(keys))
+	for _, sk := range keys {
+		if ns != "" && r.namespaced && sk.k.ns != ns {
 			continue
 		}
-		got, err := read(v, e)
+		got, err := read(v, r.objs[sk.k])
 		if err != nil {
 			return nil, err
 		}
 		objs = append(objs, got)
+	}
+	if lo.LabelSelector == "" && lo.FieldSelector == "" {
+		// Nothing to select, and objs is in the list's order already
+		// (Select would keep every object and find them sorted).
+		return objs, nil
 	}
 	return v.List(objs, crdkit.ListOptions{Namespace: ns, LabelSelector: lo.LabelSelector, FieldSelector: lo.FieldSelector})
 }
