@@ -64,7 +64,7 @@ type entry struct {
 	// reads caches the object as a GET at each version answers it (the
 	// entry never changes once stored); callers never modify them.
 	mu    sync.Mutex
-	reads map[*crdkit.Version]map[string]any
+	reads map[*crdkit.Version]*snapshot
 }
 
 // resource is one CRD's objects. target compiles its CRD on first use:
@@ -339,20 +339,30 @@ func (r *resource) key(ns, name string) nsName {
 
 // read returns the stored object as a GET at v answers it.
 func read(v *crdkit.Version, e *entry) (map[string]any, error) {
+	sn, err := readSnapshot(v, e)
+	if err != nil {
+		return nil, err
+	}
+	return sn.obj, nil
+}
+
+// readSnapshot is read, with the plan that copies the answer.
+func readSnapshot(v *crdkit.Version, e *entry) (*snapshot, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if got, ok := e.reads[v]; ok {
-		return got, nil
+	if sn, ok := e.reads[v]; ok {
+		return sn, nil
 	}
 	got, err := v.Read(e.obj, crdkit.ReadOptions{Revision: e.rv})
 	if err != nil {
 		return nil, err
 	}
 	if e.reads == nil {
-		e.reads = map[*crdkit.Version]map[string]any{}
+		e.reads = map[*crdkit.Version]*snapshot{}
 	}
-	e.reads[v] = got
-	return got, nil
+	sn := newSnapshot(got)
+	e.reads[v] = sn
+	return sn, nil
 }
 
 // readLive returns the live object at v, nil when there is none.
@@ -579,11 +589,25 @@ func jsonEqual(a, b any) bool {
 // answer reads the stored entry at v (the server's read back after a
 // write) and decodes it into obj.
 func answer(v *crdkit.Version, e *entry, obj runtime.Object) error {
-	got, err := read(v, e)
+	sn, err := readSnapshot(v, e)
 	if err != nil {
 		return err
 	}
-	return decodeInto(got, obj)
+	return decodeSnapshot(sn, obj)
+}
+
+// decodeSnapshot is decodeInto for a snapshot: an unstructured object is
+// given the snapshot's copy.
+func decodeSnapshot(sn *snapshot, into runtime.Object) error {
+	if u, ok := into.(*unstructured.Unstructured); ok && u != nil {
+		gvk := u.GroupVersionKind()
+		u.Object = sn.copy()
+		if !gvk.Empty() {
+			u.SetGroupVersionKind(gvk)
+		}
+		return nil
+	}
+	return decodeInto(sn.obj, into)
 }
 
 func isDryRun(dryRun []string) bool { return slices.Contains(dryRun, metav1.DryRunAll) }
@@ -1004,7 +1028,7 @@ func (c *Client) DeleteAllOf(ctx context.Context, obj client.Object, opts ...cli
 		return err
 	}
 	for _, it := range items {
-		md := metadata(it)
+		md := metadata(it.obj)
 		ns, _ := md["namespace"].(string)
 		name, _ := md["name"].(string)
 		if err := c.deleteLocked(r, v, r.key(ns, name), name, &o.DeleteOptions); err != nil {
@@ -1017,26 +1041,35 @@ func (c *Client) DeleteAllOf(ctx context.Context, obj client.Object, opts ...cli
 	return nil
 }
 
-// listLocked returns the objects of r a list at v selects, read at v.
-func (c *Client) listLocked(r *resource, v *crdkit.Version, lo *metav1.ListOptions, ns string) ([]map[string]any, error) {
+// listLocked returns the objects of r a list at v selects, read at v, in
+// the list's order.
+func (c *Client) listLocked(r *resource, v *crdkit.Version, lo *metav1.ListOptions, ns string) ([]*snapshot, error) {
+	var sel *crdkit.Selector
+	if lo.LabelSelector != "" || lo.FieldSelector != "" {
+		var err error
+		sel, err = v.Selector(crdkit.ListOptions{Namespace: ns, LabelSelector: lo.LabelSelector, FieldSelector: lo.FieldSelector})
+		if err != nil {
+			return nil, err
+		}
+	}
+	// The keys are in storage key order, the order crdkit's Select
+	// gives (it keeps the matching objects and sorts them): the
+	// matching snapshots in key order are its answer.
 	keys := r.keysIn(ns)
-	objs := make([]map[string]any, 0, len(keys))
+	out := make([]*snapshot, 0, len(keys))
 	for _, sk := range keys {
 		if ns != "" && r.namespaced && sk.k.ns != ns {
 			continue
 		}
-		got, err := read(v, r.objs[sk.k])
+		sn, err := readSnapshot(v, r.objs[sk.k])
 		if err != nil {
 			return nil, err
 		}
-		objs = append(objs, got)
+		if sel == nil || sel.Matches(sn.obj) {
+			out = append(out, sn)
+		}
 	}
-	if lo.LabelSelector == "" && lo.FieldSelector == "" {
-		// Nothing to select, and objs is in the list's order already
-		// (Select would keep every object and find them sorted).
-		return objs, nil
-	}
-	return v.List(objs, crdkit.ListOptions{Namespace: ns, LabelSelector: lo.LabelSelector, FieldSelector: lo.FieldSelector})
+	return out, nil
 }
 
 // listGVK returns the kind of a list's items.
@@ -1086,7 +1119,7 @@ func (c *Client) List(ctx context.Context, list client.ObjectList, opts ...clien
 	}
 	if start != "" {
 		i := 0
-		for i < len(items) && storageKey(r, items[i]) <= start {
+		for i < len(items) && storageKey(r, items[i].obj) <= start {
 			i++
 		}
 		items = items[i:]
@@ -1095,18 +1128,33 @@ func (c *Client) List(ctx context.Context, list client.ObjectList, opts ...clien
 	if lo.Limit > 0 && int64(len(items)) > lo.Limit {
 		rest := int64(len(items)) - lo.Limit
 		items = items[:lo.Limit]
-		md["continue"] = encodeContinue(rv, storageKey(r, items[len(items)-1]))
+		md["continue"] = encodeContinue(rv, storageKey(r, items[len(items)-1].obj))
 		if lo.LabelSelector == "" && lo.FieldSelector == "" {
 			md["remainingItemCount"] = rest
 		}
 	}
+	apiVersion, kind := gvk.GroupVersion().String(), gvk.Kind+"List"
+	if u, ok := list.(*unstructured.UnstructuredList); ok && u != nil {
+		// decodeInto's answer for the list below, each item copied by
+		// its snapshot's plan.
+		lgvk := u.GroupVersionKind()
+		u.Object = map[string]any{"apiVersion": apiVersion, "kind": kind, "metadata": md}
+		u.Items = make([]unstructured.Unstructured, len(items))
+		for i, it := range items {
+			u.Items[i].Object = it.copy()
+		}
+		if !lgvk.Empty() {
+			u.SetGroupVersionKind(lgvk)
+		}
+		return nil
+	}
 	its := make([]any, len(items))
 	for i, it := range items {
-		its[i] = it
+		its[i] = it.obj
 	}
 	out := map[string]any{
-		"apiVersion": gvk.GroupVersion().String(),
-		"kind":       gvk.Kind + "List",
+		"apiVersion": apiVersion,
+		"kind":       kind,
 		"metadata":   md,
 		"items":      its,
 	}

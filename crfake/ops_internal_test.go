@@ -56,43 +56,78 @@ func mutateAll(v any) {
 	}
 }
 
+// copiers are the two copies of a stored object: copyJSON, and a
+// snapshot's copy by its plan.
+var copiers = []struct {
+	name string
+	copy func(map[string]any) map[string]any
+}{
+	{"copyJSON", copyJSON},
+	{"snapshot", func(m map[string]any) map[string]any { return newSnapshot(m).copy() }},
+}
+
 func TestCopyJSON(t *testing.T) {
-	for i, doc := range jsonDocs {
-		t.Run(fmt.Sprint(i), func(t *testing.T) {
-			orig := decodeDoc(t, doc)
-			want := runtime.DeepCopyJSON(orig)
-			got := copyJSON(orig)
-			if !reflect.DeepEqual(got, want) {
-				t.Fatalf("copyJSON(%s) = %v, want %v", doc, got, want)
-			}
-			mutateAll(got)
-			if !reflect.DeepEqual(orig, want) {
-				t.Errorf("copyJSON(%s): changing the copy changed the original to %v", doc, orig)
-			}
-			got = copyJSON(orig)
-			mutateAll(orig)
-			if !reflect.DeepEqual(got, want) {
-				t.Errorf("copyJSON(%s): changing the original changed the copy to %v", doc, got)
-			}
-		})
+	for _, cp := range copiers {
+		for i, doc := range jsonDocs {
+			t.Run(fmt.Sprint(cp.name, i), func(t *testing.T) {
+				checkCopy(t, cp.name, cp.copy, decodeDoc(t, doc))
+			})
+		}
+		// Typed nils stay typed nils, as DeepCopyJSON keeps them.
+		m := map[string]any{"m": map[string]any(nil), "s": []any(nil), "l": []any{map[string]any(nil), []any(nil)}}
+		if got, want := cp.copy(m), runtime.DeepCopyJSON(m); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s(%v) = %#v, want %#v", cp.name, m, got, want)
+		}
+		// A value that is not JSON panics as DeepCopyJSON does.
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s of an int did not panic, want DeepCopyJSON's panic", cp.name)
+				}
+			}()
+			cp.copy(map[string]any{"x": []any{map[string]any{"y": 1}}})
+		}()
 	}
 	if got := copyJSON(nil); got != nil {
 		t.Errorf("copyJSON(nil) = %v, want nil", got)
 	}
-	// Typed nils stay typed nils, as DeepCopyJSON keeps them.
-	m := map[string]any{"m": map[string]any(nil), "s": []any(nil), "l": []any{map[string]any(nil), []any(nil)}}
-	if got, want := copyJSON(m), runtime.DeepCopyJSON(m); !reflect.DeepEqual(got, want) {
-		t.Errorf("copyJSON(%v) = %#v, want %#v", m, got, want)
+}
+
+// checkCopy checks that copy(orig) equals DeepCopyJSON's copy and shares
+// no map or slice with orig, both ways.
+func checkCopy(t *testing.T, name string, copy func(map[string]any) map[string]any, orig map[string]any) {
+	t.Helper()
+	want := runtime.DeepCopyJSON(orig)
+	got := copy(orig)
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("%s(%v) = %v, want %v", name, orig, got, want)
 	}
-	// A value that is not JSON panics as DeepCopyJSON does.
-	func() {
-		defer func() {
-			if recover() == nil {
-				t.Errorf("copyJSON of an int did not panic, want DeepCopyJSON's panic")
-			}
-		}()
-		copyJSON(map[string]any{"x": 1})
-	}()
+	mutateAll(got)
+	if !reflect.DeepEqual(orig, want) {
+		t.Errorf("%s: changing the copy changed the original to %v", name, orig)
+	}
+	got = copy(orig)
+	mutateAll(orig)
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("%s: changing the original changed the copy to %v", name, got)
+	}
+}
+
+func FuzzCopy(f *testing.F) {
+	for _, doc := range jsonDocs {
+		f.Add(doc)
+	}
+	f.Fuzz(func(t *testing.T, doc string) {
+		var m map[string]any
+		if json.Unmarshal([]byte(doc), &m) != nil {
+			return
+		}
+		for _, cp := range copiers {
+			var again map[string]any
+			_ = json.Unmarshal([]byte(doc), &again)
+			checkCopy(t, cp.name, cp.copy, again)
+		}
+	})
 }
 
 // sameIgnoringTimesRef is the reference: reflect.DeepEqual after dropping
