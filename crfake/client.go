@@ -65,6 +65,10 @@ type entry struct {
 	// entry never changes once stored); callers never modify them.
 	mu    sync.Mutex
 	reads map[*crdkit.Version]*snapshot
+	// lastV and last are the latest read, which a list finds here
+	// without a lookup in reads.
+	lastV *crdkit.Version
+	last  *snapshot
 }
 
 // resource is one CRD's objects. target compiles its CRD on first use:
@@ -350,7 +354,11 @@ func read(v *crdkit.Version, e *entry) (map[string]any, error) {
 func readSnapshot(v *crdkit.Version, e *entry) (*snapshot, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if e.lastV == v {
+		return e.last, nil
+	}
 	if sn, ok := e.reads[v]; ok {
+		e.lastV, e.last = v, sn
 		return sn, nil
 	}
 	got, err := v.Read(e.obj, crdkit.ReadOptions{Revision: e.rv})
@@ -362,6 +370,7 @@ func readSnapshot(v *crdkit.Version, e *entry) (*snapshot, error) {
 	}
 	sn := newSnapshot(got)
 	e.reads[v] = sn
+	e.lastV, e.last = v, sn
 	return sn, nil
 }
 
