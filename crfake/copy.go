@@ -89,6 +89,9 @@ type step struct {
 
 func newSnapshot(obj map[string]any) *snapshot {
 	sn := &snapshot{obj: obj}
+	if obj == nil {
+		return sn // copied by copyJSON: nil
+	}
 	if plan, ok := planValue(nil, obj, "", 0); ok {
 		sn.plan = plan
 	}

@@ -88,8 +88,10 @@ func TestCopyJSON(t *testing.T) {
 			cp.copy(map[string]any{"x": []any{map[string]any{"y": 1}}})
 		}()
 	}
-	if got := copyJSON(nil); got != nil {
-		t.Errorf("copyJSON(nil) = %v, want nil", got)
+	for _, cp := range copiers {
+		if got := cp.copy(nil); got != nil {
+			t.Errorf("%s(nil) = %v, want nil", cp.name, got)
+		}
 	}
 }
 
