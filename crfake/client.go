@@ -64,7 +64,11 @@ type entry struct {
 	// reads caches the object as a GET at each version answers it (the
 	// entry never changes once stored); callers never modify them.
 	mu    sync.Mutex
-	reads map[*crdkit.Version]map[string]any
+	reads map[*crdkit.Version]*snapshot
+	// lastV and last are the latest read, which a list finds here
+	// without a lookup in reads.
+	lastV *crdkit.Version
+	last  *snapshot
 }
 
 // resource is one CRD's objects. target compiles its CRD on first use:
@@ -75,6 +79,51 @@ type resource struct {
 	gr         schema.GroupResource
 	namespaced bool
 	objs       map[nsName]*entry
+	// order is objs' keys in storage key order (namespace/name, as
+	// strings), the order of a list, so that a list need not sort.
+	order []storageKeyed
+}
+
+// storageKeyed is a key of objs and its storage key, k.ns+"/"+k.name (the
+// server compares objects' namespace and name so for a list's order).
+type storageKeyed struct {
+	k nsName
+	s string
+}
+
+func compareStorageKeys(a storageKeyed, s string) int { return strings.Compare(a.s, s) }
+
+// addKey records a new key of objs in order.
+func (r *resource) addKey(k nsName) {
+	s := k.ns + "/" + k.name
+	i, found := slices.BinarySearchFunc(r.order, s, compareStorageKeys)
+	if !found {
+		r.order = slices.Insert(r.order, i, storageKeyed{k, s})
+	}
+}
+
+// dropKey forgets a key deleted from objs.
+func (r *resource) dropKey(k nsName) {
+	if i, ok := slices.BinarySearchFunc(r.order, k.ns+"/"+k.name, compareStorageKeys); ok {
+		r.order = slices.Delete(r.order, i, i+1)
+	}
+}
+
+// keysIn returns, in order, the keys of namespace ns and maybe others
+// (every key when ns is "" or the resource is cluster-scoped): the keys
+// whose storage key starts with ns+"/", which are contiguous and include
+// every key of ns.
+func (r *resource) keysIn(ns string) []storageKeyed {
+	if ns == "" || !r.namespaced {
+		return r.order
+	}
+	p := ns + "/"
+	i, _ := slices.BinarySearchFunc(r.order, p, compareStorageKeys)
+	j := i
+	for j < len(r.order) && strings.HasPrefix(r.order[j].s, p) {
+		j++
+	}
+	return r.order[i:j]
 }
 
 // event is a write as a watch sees it: the object after the write (for a
@@ -218,7 +267,7 @@ func decodeKeepKind(m map[string]any, into runtime.Object, keep bool) error {
 			return errNilObject
 		}
 		gvk := u.GroupVersionKind()
-		u.Object = runtime.DeepCopyJSON(m)
+		u.Object = copyJSON(m)
 		if !gvk.Empty() {
 			u.SetGroupVersionKind(gvk)
 		}
@@ -236,11 +285,11 @@ func decodeKeepKind(m map[string]any, into runtime.Object, keep bool) error {
 				u.Items = make([]unstructured.Unstructured, 0, len(items))
 				for _, it := range items {
 					im, _ := it.(map[string]any)
-					u.Items = append(u.Items, unstructured.Unstructured{Object: runtime.DeepCopyJSON(im)})
+					u.Items = append(u.Items, unstructured.Unstructured{Object: copyJSON(im)})
 				}
 				continue
 			}
-			u.Object[k] = runtime.DeepCopyJSONValue(v)
+			u.Object[k] = copyJSONValue(v)
 		}
 		if !gvk.Empty() {
 			u.SetGroupVersionKind(gvk)
@@ -294,20 +343,35 @@ func (r *resource) key(ns, name string) nsName {
 
 // read returns the stored object as a GET at v answers it.
 func read(v *crdkit.Version, e *entry) (map[string]any, error) {
+	sn, err := readSnapshot(v, e)
+	if err != nil {
+		return nil, err
+	}
+	return sn.obj, nil
+}
+
+// readSnapshot is read, with the plan that copies the answer.
+func readSnapshot(v *crdkit.Version, e *entry) (*snapshot, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if got, ok := e.reads[v]; ok {
-		return got, nil
+	if e.lastV == v {
+		return e.last, nil
+	}
+	if sn, ok := e.reads[v]; ok {
+		e.lastV, e.last = v, sn
+		return sn, nil
 	}
 	got, err := v.Read(e.obj, crdkit.ReadOptions{Revision: e.rv})
 	if err != nil {
 		return nil, err
 	}
 	if e.reads == nil {
-		e.reads = map[*crdkit.Version]map[string]any{}
+		e.reads = map[*crdkit.Version]*snapshot{}
 	}
-	e.reads[v] = got
-	return got, nil
+	sn := newSnapshot(got)
+	e.reads[v] = sn
+	e.lastV, e.last = v, sn
+	return sn, nil
 }
 
 // readLive returns the live object at v, nil when there is none.
@@ -354,6 +418,9 @@ func (c *Client) put(r *resource, k nsName, obj map[string]any, old *entry, dryR
 	}
 	c.rv++
 	e := &entry{obj: stored, rv: c.rv}
+	if _, ok := r.objs[k]; !ok {
+		r.addKey(k)
+	}
 	r.objs[k] = e
 	typ := watch.Modified
 	if old == nil {
@@ -387,6 +454,7 @@ func (c *Client) remove(r *resource, k nsName, old *entry, last map[string]any) 
 		obj = stored
 	}
 	delete(r.objs, k)
+	r.dropKey(k)
 	c.rv++
 	c.emit(event{typ: watch.Deleted, r: r, obj: &entry{obj: obj, rv: c.rv}, old: old})
 	return nil
@@ -394,55 +462,161 @@ func (c *Client) remove(r *resource, k nsName, old *entry, last map[string]any) 
 
 // sameIgnoringTimes reports whether a and b are equal but for the times of
 // their managed fields entries (the server ignores an update that changes
-// nothing else).
+// nothing else). Equal is reflect.DeepEqual's (jsonEqual), after dropping
+// "time" from each object in metadata.managedFields.
 func sameIgnoringTimes(a, b map[string]any) bool {
-	if reflect.DeepEqual(a, b) {
-		return true
+	if len(a) != len(b) {
+		return false
 	}
-	strip := func(o map[string]any) map[string]any {
-		cp := make(map[string]any, len(o))
-		for k, v := range o {
-			cp[k] = v
+	for k, av := range a {
+		bv, ok := b[k]
+		if !ok {
+			return false
 		}
-		md, _ := o["metadata"].(map[string]any)
-		if md == nil {
-			return cp
+		if k != "metadata" {
+			if !jsonEqual(av, bv) {
+				return false
+			}
+			continue
 		}
-		mdc := make(map[string]any, len(md))
-		for k, v := range md {
-			mdc[k] = v
+		amd, _ := av.(map[string]any)
+		bmd, _ := bv.(map[string]any)
+		switch {
+		case amd == nil && bmd == nil:
+			if !jsonEqual(av, bv) {
+				return false
+			}
+		case amd == nil || bmd == nil:
+			return false
+		case !sameMetadataIgnoringTimes(amd, bmd):
+			return false
 		}
-		if mf, ok := md["managedFields"].([]any); ok {
-			out := make([]any, len(mf))
-			for i, x := range mf {
-				if m, ok := x.(map[string]any); ok {
-					mc := make(map[string]any, len(m))
-					for k, v := range m {
-						if k != "time" {
-							mc[k] = v
-						}
+	}
+	return true
+}
+
+func sameMetadataIgnoringTimes(a, b map[string]any) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, av := range a {
+		bv, ok := b[k]
+		if !ok {
+			return false
+		}
+		if k != "managedFields" {
+			if !jsonEqual(av, bv) {
+				return false
+			}
+			continue
+		}
+		amf, aok := av.([]any)
+		bmf, bok := bv.([]any)
+		switch {
+		case !aok && !bok:
+			if !jsonEqual(av, bv) {
+				return false
+			}
+		case aok != bok || len(amf) != len(bmf):
+			return false
+		default:
+			for i := range amf {
+				ae, aok := amf[i].(map[string]any)
+				be, bok := bmf[i].(map[string]any)
+				switch {
+				case !aok && !bok:
+					if !jsonEqual(amf[i], bmf[i]) {
+						return false
 					}
-					out[i] = mc
-				} else {
-					out[i] = x
+				case aok != bok || !sameExcept(ae, be, "time"):
+					return false
 				}
 			}
-			mdc["managedFields"] = out
 		}
-		cp["metadata"] = mdc
-		return cp
 	}
-	return reflect.DeepEqual(strip(a), strip(b))
+	return true
+}
+
+// sameExcept reports whether a and b are equal but for their values of
+// key skip (either may lack it); a nil map is an empty one.
+func sameExcept(a, b map[string]any, skip string) bool {
+	n, m := len(a), len(b)
+	if _, ok := a[skip]; ok {
+		n--
+	}
+	if _, ok := b[skip]; ok {
+		m--
+	}
+	if n != m {
+		return false
+	}
+	for k, av := range a {
+		if k == skip {
+			continue
+		}
+		bv, ok := b[k]
+		if !ok || !jsonEqual(av, bv) {
+			return false
+		}
+	}
+	return true
+}
+
+// jsonEqual is reflect.DeepEqual for JSON values, without reflection for
+// the types a decoded object holds.
+func jsonEqual(a, b any) bool {
+	switch x := a.(type) {
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok || (x == nil) != (y == nil) || len(x) != len(y) {
+			return false
+		}
+		for k, xv := range x {
+			yv, ok := y[k]
+			if !ok || !jsonEqual(xv, yv) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		y, ok := b.([]any)
+		if !ok || (x == nil) != (y == nil) || len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if !jsonEqual(x[i], y[i]) {
+				return false
+			}
+		}
+		return true
+	case string, int64, bool, float64, nil, json.Number:
+		return a == b
+	}
+	return reflect.DeepEqual(a, b)
 }
 
 // answer reads the stored entry at v (the server's read back after a
 // write) and decodes it into obj.
 func answer(v *crdkit.Version, e *entry, obj runtime.Object) error {
-	got, err := read(v, e)
+	sn, err := readSnapshot(v, e)
 	if err != nil {
 		return err
 	}
-	return decodeInto(got, obj)
+	return decodeSnapshot(sn, obj)
+}
+
+// decodeSnapshot is decodeInto for a snapshot: an unstructured object is
+// given the snapshot's copy.
+func decodeSnapshot(sn *snapshot, into runtime.Object) error {
+	if u, ok := into.(*unstructured.Unstructured); ok && u != nil {
+		gvk := u.GroupVersionKind()
+		u.Object = sn.copy()
+		if !gvk.Empty() {
+			u.SetGroupVersionKind(gvk)
+		}
+		return nil
+	}
+	return decodeInto(sn.obj, into)
 }
 
 func isDryRun(dryRun []string) bool { return slices.Contains(dryRun, metav1.DryRunAll) }
@@ -502,7 +676,7 @@ func (c *Client) seed(o client.Object) error {
 	if err != nil {
 		return err
 	}
-	upd := runtime.DeepCopyJSON(live)
+	upd := copyJSON(live)
 	upd["status"] = status
 	res := v.UpdateStatus(upd, live, crdkit.UpdateOptions{ManagedFields: c.managed("")})
 	if res.Err != nil {
@@ -637,7 +811,7 @@ func (c *Client) finish(r *resource, v *crdkit.Version, k nsName, e *entry, res 
 		return res.Err
 	}
 	if res.Deleted || (res.Err == nil && !res.Created && e != nil && terminatedWithoutFinalizers(res.Object)) {
-		out := runtime.DeepCopyJSON(res.Object)
+		out := copyJSON(res.Object)
 		// The server answers with the updated object at the revision it
 		// was read at; the DELETED event carries the object as it was
 		// last stored.
@@ -863,7 +1037,7 @@ func (c *Client) DeleteAllOf(ctx context.Context, obj client.Object, opts ...cli
 		return err
 	}
 	for _, it := range items {
-		md := metadata(it)
+		md := metadata(it.obj)
 		ns, _ := md["namespace"].(string)
 		name, _ := md["name"].(string)
 		if err := c.deleteLocked(r, v, r.key(ns, name), name, &o.DeleteOptions); err != nil {
@@ -876,20 +1050,35 @@ func (c *Client) DeleteAllOf(ctx context.Context, obj client.Object, opts ...cli
 	return nil
 }
 
-// listLocked returns the objects of r a list at v selects, read at v.
-func (c *Client) listLocked(r *resource, v *crdkit.Version, lo *metav1.ListOptions, ns string) ([]map[string]any, error) {
-	objs := make([]map[string]any, 0, len(r.objs))
-	for k, e := range r.objs {
-		if ns != "" && r.namespaced && k.ns != ns {
-			continue
-		}
-		got, err := read(v, e)
+// listLocked returns the objects of r a list at v selects, read at v, in
+// the list's order.
+func (c *Client) listLocked(r *resource, v *crdkit.Version, lo *metav1.ListOptions, ns string) ([]*snapshot, error) {
+	var sel *crdkit.Selector
+	if lo.LabelSelector != "" || lo.FieldSelector != "" {
+		var err error
+		sel, err = v.Selector(crdkit.ListOptions{Namespace: ns, LabelSelector: lo.LabelSelector, FieldSelector: lo.FieldSelector})
 		if err != nil {
 			return nil, err
 		}
-		objs = append(objs, got)
 	}
-	return v.List(objs, crdkit.ListOptions{Namespace: ns, LabelSelector: lo.LabelSelector, FieldSelector: lo.FieldSelector})
+	// The keys are in storage key order, the order crdkit's Select
+	// gives (it keeps the matching objects and sorts them): the
+	// matching snapshots in key order are its answer.
+	keys := r.keysIn(ns)
+	out := make([]*snapshot, 0, len(keys))
+	for _, sk := range keys {
+		if ns != "" && r.namespaced && sk.k.ns != ns {
+			continue
+		}
+		sn, err := readSnapshot(v, r.objs[sk.k])
+		if err != nil {
+			return nil, err
+		}
+		if sel == nil || sel.Matches(sn.obj) {
+			out = append(out, sn)
+		}
+	}
+	return out, nil
 }
 
 // listGVK returns the kind of a list's items.
@@ -939,7 +1128,7 @@ func (c *Client) List(ctx context.Context, list client.ObjectList, opts ...clien
 	}
 	if start != "" {
 		i := 0
-		for i < len(items) && storageKey(r, items[i]) <= start {
+		for i < len(items) && storageKey(r, items[i].obj) <= start {
 			i++
 		}
 		items = items[i:]
@@ -948,18 +1137,33 @@ func (c *Client) List(ctx context.Context, list client.ObjectList, opts ...clien
 	if lo.Limit > 0 && int64(len(items)) > lo.Limit {
 		rest := int64(len(items)) - lo.Limit
 		items = items[:lo.Limit]
-		md["continue"] = encodeContinue(rv, storageKey(r, items[len(items)-1]))
+		md["continue"] = encodeContinue(rv, storageKey(r, items[len(items)-1].obj))
 		if lo.LabelSelector == "" && lo.FieldSelector == "" {
 			md["remainingItemCount"] = rest
 		}
 	}
+	apiVersion, kind := gvk.GroupVersion().String(), gvk.Kind+"List"
+	if u, ok := list.(*unstructured.UnstructuredList); ok && u != nil {
+		// decodeInto's answer for the list below, each item copied by
+		// its snapshot's plan.
+		lgvk := u.GroupVersionKind()
+		u.Object = map[string]any{"apiVersion": apiVersion, "kind": kind, "metadata": md}
+		u.Items = make([]unstructured.Unstructured, len(items))
+		for i, it := range items {
+			u.Items[i].Object = it.copy()
+		}
+		if !lgvk.Empty() {
+			u.SetGroupVersionKind(lgvk)
+		}
+		return nil
+	}
 	its := make([]any, len(items))
 	for i, it := range items {
-		its[i] = it
+		its[i] = it.obj
 	}
 	out := map[string]any{
-		"apiVersion": gvk.GroupVersion().String(),
-		"kind":       gvk.Kind + "List",
+		"apiVersion": apiVersion,
+		"kind":       kind,
 		"metadata":   md,
 		"items":      its,
 	}

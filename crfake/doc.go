@@ -60,6 +60,14 @@
 // and Build returns their refusal. CRDs given compiled (WithCRDs) are
 // used as they are.
 //
+// What a call returns is the caller's, as a decoded answer is: every map
+// and slice of an unstructured object or list item is new (the client
+// shares only strings and other immutable scalars with its store), and the
+// objects a caller gives are encoded, not kept. Each stored object's read
+// at a version is made once and copied for each answer by a plan made
+// with it; the store keeps its keys in the server's list order, so a list
+// neither sorts nor, without selectors, selects.
+//
 // Typed objects (Go structs registered in the client's scheme) and
 // unstructured objects both work: the client encodes them as JSON, as
 // controller-runtime's REST client does, and decodes the server's answer

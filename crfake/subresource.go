@@ -205,7 +205,7 @@ func (c *Client) scaleWrite(r *resource, v *crdkit.Version, obj client.Object, i
 	}
 	spec, _ := res.Object["spec"].(map[string]any)
 	replicas, _ := spec["replicas"].(int64)
-	upd := runtime.DeepCopyJSON(live)
+	upd := copyJSON(live)
 	setPath(upd, specReplicasPath(r.lazy.crd, v), replicas)
 	ures := v.Update(upd, live, crdkit.UpdateOptions{FieldValidation: crdkit.Ignore, ManagedFields: uo.ManagedFields})
 	if ures.Err != nil {

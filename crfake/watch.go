@@ -88,7 +88,7 @@ func (c *Client) Watch(ctx context.Context, list client.ObjectList, opts ...clie
 			return nil, err
 		}
 		for _, it := range items {
-			w.push(watch.Added, it)
+			w.push(watch.Added, it.obj)
 		}
 	} else {
 		if len(c.history) > 0 && c.history[0].obj.rv > from+1 && c.historyDropped {

@@ -415,6 +415,27 @@ var crScenarios = []scenario{
 		sel, _ := labels.Parse("app notin (web)")
 		r.list(ctv1, "CronTab", client.MatchingLabelsSelector{Selector: sel})
 	}},
+	{"list-order", [2]string{}, func(r *run) {
+		// Created out of order, with names that sort around "-", "." and
+		// digits: every list is in key order, with and without selectors
+		// and across pages.
+		for i, n := range []string{"b", "a0", "a-1", "ab", "a", "a.1"} {
+			u := r.ct(n, "")
+			u.SetLabels(map[string]string{"odd": fmt.Sprint(i%2 == 1)})
+			r.rec("create", nil, r.c.Create(r.ctx, u))
+		}
+		r.list(ctv1, "CronTab")
+		r.list(ctv1, "CronTab", client.MatchingLabels{"odd": "true"})
+		r.list(ctv1, "CronTab", client.MatchingFields{"metadata.name": "a.1"})
+		l := &unstructured.UnstructuredList{}
+		l.SetAPIVersion(ctv1)
+		l.SetKind("CronTabList")
+		r.rec("list limit 4", l, r.c.List(r.ctx, l, client.InNamespace(r.ns), client.Limit(4)))
+		l2 := &unstructured.UnstructuredList{}
+		l2.SetAPIVersion(ctv1)
+		l2.SetKind("CronTabList")
+		r.rec("list continue", l2, r.c.List(r.ctx, l2, client.InNamespace(r.ns), client.Limit(4), client.Continue(l.GetContinue())))
+	}},
 	{"typed-crontab", [2]string{ctv1, "CronTab"}, func(r *run) {
 		ct := &ctObj{ObjectMeta: metav1.ObjectMeta{Name: "t", Namespace: r.ns}, Spec: ctSpec{CronSpec: "* * * * *"}}
 		r.rec("create typed", ct, r.c.Create(r.ctx, ct))
