@@ -74,8 +74,9 @@ func rename(from, to string) conversion.Func {
 // TestRoundTrips checks the conversion round trips of the report over a
 // webhook that keeps size (as replicas) and loses note: v1 -> v2 -> v1
 // loses spec.note, v2 -> v1 -> v2 keeps everything (versions in the
-// server's priority order); a webhook that cannot
-// be reached is reported as an error of each round trip.
+// server's priority order); a webhook that cannot be reached fails every
+// object's round trip. conformance/servertest's
+// TestUpgradeRoundTripsAgreeWithServer compares them with the server.
 func TestRoundTrips(t *testing.T) {
 	convert := conversion.Pairs(map[conversion.Pair]conversion.Func{
 		{From: "example.com/v1", To: "example.com/v2"}: func(obj map[string]any) (map[string]any, error) {
@@ -111,8 +112,8 @@ func TestRoundTrips(t *testing.T) {
 			{From: "v1", Via: "v2", Objects: 3, Lost: []string{"spec.note"}},
 		}},
 		{"unreachable webhook", "https://127.0.0.1:1/convert", []upgrade.RoundTrip{
-			{From: "v2", Via: "v1", Objects: 3, Error: "conversion webhook for example.com/v2, Kind=GadgetList failed: Post"},
-			{From: "v1", Via: "v2", Objects: 3, Error: "conversion webhook for example.com/v1, Kind=GadgetList failed: Post"},
+			{From: "v2", Via: "v1", Objects: 3, Failed: 3, Error: "conversion webhook for example.com/v2, Kind=Gadget failed: Post"},
+			{From: "v1", Via: "v2", Objects: 3, Failed: 3, Error: "conversion webhook for example.com/v1, Kind=Gadget failed: Post"},
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -131,7 +132,7 @@ func TestRoundTrips(t *testing.T) {
 			}
 			for i, got := range r.RoundTrips {
 				w := tc.want[i]
-				if got.From != w.From || got.Via != w.Via || got.Objects != w.Objects || !slices.Equal(got.Lost, w.Lost) ||
+				if got.From != w.From || got.Via != w.Via || got.Objects != w.Objects || got.Failed != w.Failed || len(got.Results) != w.Objects || !slices.Equal(got.Lost, w.Lost) ||
 					!slices.Equal(got.Changed, w.Changed) || !strings.HasPrefix(got.Error, w.Error) || (w.Error == "") != (got.Error == "") {
 					t.Errorf("CheckWith(%s).RoundTrips[%d] = %+v, want %+v", tc.name, i, got, w)
 				}
