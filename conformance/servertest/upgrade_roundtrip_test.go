@@ -115,8 +115,8 @@ func rtCRD(storage, url string, ca []byte) []byte {
 	tags := map[string]any{"type": "array", "items": str}
 	specs := map[string]map[string]any{
 		"v1": {"type": "object", "required": []any{"size"}, "properties": map[string]any{
-			"size": map[string]any{"type": "integer", "minimum": 1, "maximum": 9},
-			"note": map[string]any{"type": "string", "enum": []any{"a", "b"}},
+			"size":  map[string]any{"type": "integer", "minimum": 1, "maximum": 9},
+			"note":  map[string]any{"type": "string", "enum": []any{"a", "b"}},
 			"color": str, "mode": str, "tags": tags}},
 		"v2": {"type": "object", "properties": map[string]any{
 			"replicas": map[string]any{"type": "integer"},
