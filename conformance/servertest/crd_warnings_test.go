@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"path/filepath"
 	"slices"
 	"sync"
 	"testing"
@@ -27,36 +26,12 @@ import (
 // with its 422). Where the server's order of several format warnings
 // follows its map iteration, the lists are compared sorted.
 func TestCreateWarningsAgreeWithServer(t *testing.T) {
-	dir := corpusDir()
-	if dir == "" {
-		t.Skip("corpus not found: set CRDKIT_CORPUS to the corpus root (the directory holding crds/)")
-	}
-	docs, err := oracle.LoadCRDs(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	perCRD := envInt("CRDKIT_WARNING_MUTATIONS", 6)
-	type wcase struct{ name, json string }
-	var cases []wcase
-	rng := rand.New(rand.NewPCG(13, 17))
-	for _, d := range docs {
-		name := fmt.Sprintf("%s#%d", filepath.Base(d.File), d.Index)
-		doc := regroup(t, d.JSON)
-		cases = append(cases, wcase{name, string(doc)})
-		for i := 0; i < perCRD; i++ {
-			var m map[string]any
-			if err := json.Unmarshal(doc, &m); err != nil {
-				t.Fatal(err)
-			}
-			desc := crdmut.MutateWarnings(rng, m, 1+rng.IntN(4))
-			b, _ := json.Marshal(m)
-			cases = append(cases, wcase{fmt.Sprintf("%s warnings %d %s", name, i, desc), string(b)})
-		}
-	}
+	cases := corpusCRDCases(t, envInt("CRDKIT_WARNING_MUTATIONS", 6), rand.NewPCG(13, 17), "warnings",
+		func(rng *rand.Rand, m map[string]any) string { return crdmut.MutateWarnings(rng, m, 1+rng.IntN(4)) })
 	// The decoder's warnings come first, with or without a refusal.
 	cases = append(cases,
-		wcase{"unknown and duplicate fields", `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"widgets.warn.example.com","bogus":1},"spec":{"group":"warn.example.com","scope":"Namespaced","scope":"Cluster","names":{"plural":"widgets","kind":"Widget"},"versions":[{"name":"v1","served":true,"storage":true,"extra":true,"schema":{"openAPIV3Schema":{"type":"object","properties":{"s":{"type":"string","format":"bogus"}}}}}]}}`},
-		wcase{"unknown fields, refused", `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"widgets.warn.example.com"},"spec":{"group":"warn.example.com","scope":"Namespaced","names":{"plural":"widgets","kind":"Widget","bogus":"x"},"versions":[{"name":"v1","served":true,"storage":false,"schema":{"openAPIV3Schema":{"type":"object","properties":{"s":{"type":"string","format":"bogus"}}}}}]}}`},
+		crdCase{"unknown and duplicate fields", `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"widgets.warn.example.com","bogus":1},"spec":{"group":"warn.example.com","scope":"Namespaced","scope":"Cluster","names":{"plural":"widgets","kind":"Widget"},"versions":[{"name":"v1","served":true,"storage":true,"extra":true,"schema":{"openAPIV3Schema":{"type":"object","properties":{"s":{"type":"string","format":"bogus"}}}}}]}}`},
+		crdCase{"unknown fields, refused", `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"widgets.warn.example.com"},"spec":{"group":"warn.example.com","scope":"Namespaced","names":{"plural":"widgets","kind":"Widget","bogus":"x"},"versions":[{"name":"v1","served":true,"storage":false,"schema":{"openAPIV3Schema":{"type":"object","properties":{"s":{"type":"string","format":"bogus"}}}}}]}}`},
 	)
 
 	ctx := context.Background()
