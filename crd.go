@@ -107,7 +107,8 @@ var ErrNotCRD = errors.New("not an apiextensions.k8s.io/v1 CustomResourceDefinit
 // sensitively and applies the v1 defaults. It refuses a CRD the server would
 // refuse on create with the server's error, an *apierrors.StatusError: 400
 // BadRequest for a document that does not decode into a
-// CustomResourceDefinition (a field of the wrong JSON type), 422 Invalid
+// CustomResourceDefinition (a field of the wrong JSON type, a default, enum
+// or example number out of float64's range), 422 Invalid
 // with causes for one that fails validation (unless opts.AllowInvalid is
 // set). A document that is not YAML or JSON is an error of its own; one
 // that is not a CRD at all gives ErrNotCRD.
@@ -128,7 +129,11 @@ func Load(data []byte, opts ...LoadOptions) (*CRD, error) {
 // document, YAML or JSON, as the server's decoder does: field names case
 // sensitively, with the decoder's warnings about unknown and duplicate
 // fields (JSON text is decoded as it is, so that duplicate keys, which a
-// YAML conversion would drop, are seen). It applies no defaults. A document
+// YAML conversion would drop, are seen, and numbers keep their text; YAML
+// is converted to JSON first, as kubectl does). It applies no defaults, and
+// leaves the values of defaults, enums and examples as raw JSON: New and
+// CreateCRD answer the server's 400 for a number there out of float64's
+// range (1e400), which the server's decoder refuses. A document
 // that does not decode into a CustomResourceDefinition (a field of the
 // wrong JSON type) gives the server's 400 BadRequest, an
 // *apierrors.StatusError; one that is not YAML or JSON an error of its own;
@@ -158,14 +163,19 @@ func DecodeCRD(data []byte) (*apiextensionsv1.CustomResourceDefinition, []string
 	crd := new(apiextensionsv1.CustomResourceDefinition)
 	strict, err := kjson.UnmarshalStrict(js, crd)
 	if err != nil {
-		// What the server answers for a body its decoder refuses.
-		return nil, nil, apierrors.NewBadRequest(fmt.Sprintf("CustomResourceDefinition in version %q cannot be handled as a CustomResourceDefinition: %v", "v1", err))
+		return nil, nil, crdUndecodable(err)
 	}
 	var warnings []string
 	for _, e := range strict {
 		warnings = append(warnings, e.Error())
 	}
 	return crd, warnings, nil
+}
+
+// crdUndecodable is what the server answers for a CRD body its decoder
+// refuses: a 400 BadRequest quoting err.
+func crdUndecodable(err error) error {
+	return apierrors.NewBadRequest(fmt.Sprintf("CustomResourceDefinition in version %q cannot be handled as a CustomResourceDefinition: %v", "v1", err))
 }
 
 // New compiles a typed CustomResourceDefinition. It does not modify crd. See
@@ -181,6 +191,18 @@ func New(crd *apiextensionsv1.CustomResourceDefinition, opts ...LoadOptions) (*C
 		return nil, err
 	}
 	v1, internal := cr.v1, cr.internal
+	if stored, err := storedCRD(internal); err == nil {
+		// The schemas as the server stores them: the values of defaults,
+		// enums and examples re-encoded from its internal version (1.0 as
+		// 1, 1E2 as 100), embedded resources in defaults coerced.
+		for i := range v1.Spec.Versions {
+			for _, sv := range stored.Spec.Versions {
+				if sv.Name == v1.Spec.Versions[i].Name {
+					v1.Spec.Versions[i].Schema = sv.Schema
+				}
+			}
+		}
+	}
 	c := &CRD{v1: v1, byName: map[string]*Version{}, warnings: cr.warnings, lint: cr.errs}
 	if len(c.lint) > 0 && !o.AllowInvalid {
 		return nil, newInvalid(crdGroupKind, v1.Name, c.lint)
@@ -353,7 +375,8 @@ func (c *CRD) Kind() string { return c.v1.Spec.Names.Kind }
 func (c *CRD) Namespaced() bool { return c.v1.Spec.Scope == apiextensionsv1.NamespaceScoped }
 
 // Definition returns a copy of the CRD as the server would store it (v1
-// defaults applied).
+// defaults applied; in the schemas, numbers in defaults, enums and examples
+// as the server re-encodes them, 1.0 as 1).
 func (c *CRD) Definition() *apiextensionsv1.CustomResourceDefinition { return c.v1.DeepCopy() }
 
 // Versions returns the versions in the server's priority order (the order

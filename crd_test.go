@@ -2,11 +2,14 @@ package crdkit
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/crdkit/crdkit/internal/corpus"
 	"github.com/crdkit/crdkit/internal/docs"
@@ -160,6 +163,49 @@ func TestLoadWarnings(t *testing.T) {
 			}
 			if got := c.Warnings(); strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
 				t.Errorf("Load(%s).Warnings() = %q, want %q", tc.name, got, tc.want)
+			}
+		})
+	}
+}
+
+// TestLoadNumbers: a JSON CRD is decoded as the server decodes the body (no
+// YAML conversion), and the numbers of defaults and enums are stored as
+// the server stores them; one out of float64's range is the server's 400.
+// conformance/servertest's TestCreateStoresCoercedDefaults compares these
+// with the real server.
+func TestLoadNumbers(t *testing.T) {
+	doc := func(prop string) string {
+		return `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"widgets.n.example.com"},"spec":{"group":"n.example.com","scope":"Namespaced","names":{"plural":"widgets","kind":"Widget"},"versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object","properties":{"x":` + prop + `}}}}]}}`
+	}
+	for _, tc := range []struct{ prop, want string }{
+		{`{"type":"number","default":1.0}`, `default 1`},
+		{`{"type":"number","default":1E2,"enum":[1.0,100]}`, `default 100, enum [1 100]`},
+		{`{"type":"number","default":1e-400}`, `default 0`},
+		{`{"type":"number","default":1e400}`, `400 CustomResourceDefinition in version "v1" cannot be handled as a CustomResourceDefinition: json: cannot unmarshal number 1e400 into Go value of type float64`},
+		{`{"type":"number","enum":[-1e400]}`, `400 CustomResourceDefinition in version "v1" cannot be handled as a CustomResourceDefinition: json: cannot unmarshal number -1e400 into Go value of type float64`},
+	} {
+		t.Run(tc.prop, func(t *testing.T) {
+			c, err := Load([]byte(doc(tc.prop)))
+			var got string
+			if err != nil {
+				var st *apierrors.StatusError
+				if !errors.As(err, &st) {
+					t.Fatalf("Load(%s) = %T %v, want a Status", tc.prop, err, err)
+				}
+				got = fmt.Sprintf("%d %s", st.Status().Code, st.Status().Message)
+			} else {
+				x := c.Definition().Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["x"]
+				got = "default " + string(x.Default.Raw)
+				if len(x.Enum) > 0 {
+					var es []string
+					for _, e := range x.Enum {
+						es = append(es, string(e.Raw))
+					}
+					got += ", enum [" + strings.Join(es, " ") + "]"
+				}
+			}
+			if got != tc.want {
+				t.Errorf("Load(%s) = %s, want %s", tc.prop, got, tc.want)
 			}
 		})
 	}

@@ -47,7 +47,7 @@ type CRDResult struct {
 func CreateCRD(crd *apiextensionsv1.CustomResourceDefinition) CRDResult {
 	cr, err := createCRD(crd)
 	if err != nil {
-		return CRDResult{Err: err, Errors: field.ErrorList{field.InternalError(nil, err)}}
+		return CRDResult{Err: err}
 	}
 	res := CRDResult{Errors: cr.errs, Warnings: cr.warnings}
 	if len(cr.errs) > 0 {
@@ -73,7 +73,10 @@ func createCRD(crd *apiextensionsv1.CustomResourceDefinition) (crdCreate, error)
 	resetCRDManagedFields(v1)
 	internal := new(apiextensionsinternal.CustomResourceDefinition)
 	if err := apiextensionsv1.Convert_v1_CustomResourceDefinition_To_apiextensions_CustomResourceDefinition(v1, internal, nil); err != nil {
-		return crdCreate{}, err
+		// A default, enum or example holding a number out of float64's
+		// range (1e400): the server's decoder converts the body to the
+		// internal version and refuses it there.
+		return crdCreate{}, crdUndecodable(err)
 	}
 	definition.PrepareForCreate(internal)
 	errs := definition.Validate(internal)
@@ -138,7 +141,7 @@ func UpdateCRD(crd, live *apiextensionsv1.CustomResourceDefinition) CRDResult {
 	}
 	ni, oi := new(apiextensionsinternal.CustomResourceDefinition), new(apiextensionsinternal.CustomResourceDefinition)
 	if err := apiextensionsv1.Convert_v1_CustomResourceDefinition_To_apiextensions_CustomResourceDefinition(nv, ni, nil); err != nil {
-		return crdFailure(apierrors.NewInternalError(err))
+		return crdFailure(crdUndecodable(err)) // as createCRD
 	}
 	if err := apiextensionsv1.Convert_v1_CustomResourceDefinition_To_apiextensions_CustomResourceDefinition(ov, oi, nil); err != nil {
 		return crdFailure(apierrors.NewInternalError(err))

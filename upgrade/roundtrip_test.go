@@ -74,8 +74,9 @@ func rename(from, to string) conversion.Func {
 // TestRoundTrips checks the conversion round trips of the report over a
 // webhook that keeps size (as replicas) and loses note: v1 -> v2 -> v1
 // loses spec.note, v2 -> v1 -> v2 keeps everything (versions in the
-// server's priority order); a webhook that cannot
-// be reached is reported as an error of each round trip.
+// server's priority order); a webhook that cannot be reached fails every
+// object's round trip. conformance/servertest's
+// TestUpgradeRoundTripsAgreeWithServer compares them with the server.
 func TestRoundTrips(t *testing.T) {
 	convert := conversion.Pairs(map[conversion.Pair]conversion.Func{
 		{From: "example.com/v1", To: "example.com/v2"}: func(obj map[string]any) (map[string]any, error) {
@@ -88,6 +89,29 @@ func TestRoundTrips(t *testing.T) {
 	srv := httptest.NewTLSServer(conversion.NewHandler(convert))
 	defer srv.Close()
 	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
+	// The same conversion, adding fields that neither version knows: the
+	// server prunes them where it stores the object and where it reads it
+	// back, so they are neither lost nor changed.
+	withJunk := func(f conversion.Func) conversion.Func {
+		return func(obj map[string]any) (map[string]any, error) {
+			obj, err := f(obj)
+			if err == nil {
+				obj["spec"].(map[string]any)["junk"] = true
+				obj["junk"] = 1
+			}
+			return obj, err
+		}
+	}
+	junk := httptest.NewTLSServer(conversion.NewHandler(conversion.Pairs(map[conversion.Pair]conversion.Func{
+		{From: "example.com/v1", To: "example.com/v2"}: withJunk(func(obj map[string]any) (map[string]any, error) {
+			obj, _ = rename("size", "replicas")(obj)
+			delete(obj["spec"].(map[string]any), "note")
+			return obj, nil
+		}),
+		{From: "example.com/v2", To: "example.com/v1"}: withJunk(rename("replicas", "size")),
+	})))
+	defer junk.Close()
+	junkCA := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: junk.Certificate().Raw})
 
 	live := new(apiextensionsv1.CustomResourceDefinition)
 	if err := yaml.Unmarshal([]byte(twoVersions), live); err != nil {
@@ -104,20 +128,25 @@ func TestRoundTrips(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		url  string
+		ca   []byte
 		want []upgrade.RoundTrip // Error compared by prefix
 	}{
-		{"lossy webhook", srv.URL + "/convert", []upgrade.RoundTrip{
+		{"lossy webhook", srv.URL + "/convert", ca, []upgrade.RoundTrip{
 			{From: "v2", Via: "v1", Objects: 3},
 			{From: "v1", Via: "v2", Objects: 3, Lost: []string{"spec.note"}},
 		}},
-		{"unreachable webhook", "https://127.0.0.1:1/convert", []upgrade.RoundTrip{
-			{From: "v2", Via: "v1", Objects: 3, Error: "conversion webhook for example.com/v2, Kind=GadgetList failed: Post"},
-			{From: "v1", Via: "v2", Objects: 3, Error: "conversion webhook for example.com/v1, Kind=GadgetList failed: Post"},
+		{"lossy webhook adding unknown fields", junk.URL + "/convert", junkCA, []upgrade.RoundTrip{
+			{From: "v2", Via: "v1", Objects: 3},
+			{From: "v1", Via: "v2", Objects: 3, Lost: []string{"spec.note"}},
+		}},
+		{"unreachable webhook", "https://127.0.0.1:1/convert", ca, []upgrade.RoundTrip{
+			{From: "v2", Via: "v1", Objects: 3, Failed: 3, Error: "conversion webhook for example.com/v2, Kind=Gadget failed: Post"},
+			{From: "v1", Via: "v2", Objects: 3, Failed: 3, Error: "conversion webhook for example.com/v1, Kind=Gadget failed: Post"},
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r, err := upgrade.CheckWith(ctx, live, next, nil, upgrade.Options{
-				Webhook:          &conversion.WebhookOptions{URL: tc.url, CABundle: ca, Timeout: 5 * time.Second},
+				Webhook:          &conversion.WebhookOptions{URL: tc.url, CABundle: tc.ca, Timeout: 5 * time.Second},
 				RoundTripObjects: 3,
 			})
 			if err != nil {
@@ -131,7 +160,7 @@ func TestRoundTrips(t *testing.T) {
 			}
 			for i, got := range r.RoundTrips {
 				w := tc.want[i]
-				if got.From != w.From || got.Via != w.Via || got.Objects != w.Objects || !slices.Equal(got.Lost, w.Lost) ||
+				if got.From != w.From || got.Via != w.Via || got.Objects != w.Objects || got.Failed != w.Failed || len(got.Results) != w.Objects || !slices.Equal(got.Lost, w.Lost) ||
 					!slices.Equal(got.Changed, w.Changed) || !strings.HasPrefix(got.Error, w.Error) || (w.Error == "") != (got.Error == "") {
 					t.Errorf("CheckWith(%s).RoundTrips[%d] = %+v, want %+v", tc.name, i, got, w)
 				}

@@ -40,10 +40,13 @@ before you apply it:
     next change is refused; a change is tried and its answer shown), and
     whether a create of the same content is refused;
   - when the new revision converts through a webhook: N objects generated
-    at each served version (valid there) sent through every other served
-    version and back, each leg one ConversionReview checked as the server
-    checks it, and every field that does not come back as it was (lost or
-    changed), or the webhook's failure. The webhook is called at its
+    at each served version (valid there) created there while every other
+    served version is the storage version, as the server makes the round
+    trip: converted by the webhook, pruned and stored, read back with the
+    storage version's defaults, converted back and pruned, each call one
+    ConversionReview checked as the server checks it; every field that
+    does not come back as it was created (lost or changed), and the
+    objects the webhook fails, with the server's message. The webhook is called at its
     clientConfig.url, or --webhook-url, with its caBundle or --webhook-ca;
     --round-trips 0 calls nothing.
 
@@ -285,7 +288,7 @@ func printUpgrade(w io.Writer, r *upgrade.Report) {
 		}
 		fmt.Fprintf(w, "  %s %s -> %s -> %s (%d generated objects)\n", mark, t.From, t.Via, t.From, t.Objects)
 		if t.Error != "" {
-			fmt.Fprintf(w, "    %s\n", t.Error)
+			fmt.Fprintf(w, "    %d of %d objects failed; the first: %s\n", t.Failed, t.Objects, t.Error)
 		}
 		if len(t.Lost) > 0 {
 			fmt.Fprintf(w, "    lost: %s\n", strings.Join(t.Lost, ", "))

@@ -6,12 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"path/filepath"
 	"slices"
 	"sync"
 	"testing"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/crdkit/crdkit"
 	"github.com/crdkit/crdkit/conformance/crdmut"
@@ -26,36 +26,12 @@ import (
 // with its 422). Where the server's order of several format warnings
 // follows its map iteration, the lists are compared sorted.
 func TestCreateWarningsAgreeWithServer(t *testing.T) {
-	dir := corpusDir()
-	if dir == "" {
-		t.Skip("corpus not found: set CRDKIT_CORPUS to the corpus root (the directory holding crds/)")
-	}
-	docs, err := oracle.LoadCRDs(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	perCRD := envInt("CRDKIT_WARNING_MUTATIONS", 6)
-	type wcase struct{ name, json string }
-	var cases []wcase
-	rng := rand.New(rand.NewPCG(13, 17))
-	for _, d := range docs {
-		name := fmt.Sprintf("%s#%d", filepath.Base(d.File), d.Index)
-		doc := regroup(t, d.JSON)
-		cases = append(cases, wcase{name, string(doc)})
-		for i := 0; i < perCRD; i++ {
-			var m map[string]any
-			if err := json.Unmarshal(doc, &m); err != nil {
-				t.Fatal(err)
-			}
-			desc := crdmut.MutateWarnings(rng, m, 1+rng.IntN(4))
-			b, _ := json.Marshal(m)
-			cases = append(cases, wcase{fmt.Sprintf("%s warnings %d %s", name, i, desc), string(b)})
-		}
-	}
+	cases := corpusCRDCases(t, envInt("CRDKIT_WARNING_MUTATIONS", 6), rand.NewPCG(13, 17), "warnings",
+		func(rng *rand.Rand, m map[string]any) string { return crdmut.MutateWarnings(rng, m, 1+rng.IntN(4)) })
 	// The decoder's warnings come first, with or without a refusal.
 	cases = append(cases,
-		wcase{"unknown and duplicate fields", `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"widgets.warn.example.com","bogus":1},"spec":{"group":"warn.example.com","scope":"Namespaced","scope":"Cluster","names":{"plural":"widgets","kind":"Widget"},"versions":[{"name":"v1","served":true,"storage":true,"extra":true,"schema":{"openAPIV3Schema":{"type":"object","properties":{"s":{"type":"string","format":"bogus"}}}}}]}}`},
-		wcase{"unknown fields, refused", `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"widgets.warn.example.com"},"spec":{"group":"warn.example.com","scope":"Namespaced","names":{"plural":"widgets","kind":"Widget","bogus":"x"},"versions":[{"name":"v1","served":true,"storage":false,"schema":{"openAPIV3Schema":{"type":"object","properties":{"s":{"type":"string","format":"bogus"}}}}}]}}`},
+		crdCase{"unknown and duplicate fields", `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"widgets.warn.example.com","bogus":1},"spec":{"group":"warn.example.com","scope":"Namespaced","scope":"Cluster","names":{"plural":"widgets","kind":"Widget"},"versions":[{"name":"v1","served":true,"storage":true,"extra":true,"schema":{"openAPIV3Schema":{"type":"object","properties":{"s":{"type":"string","format":"bogus"}}}}}]}}`},
+		crdCase{"unknown fields, refused", `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"widgets.warn.example.com"},"spec":{"group":"warn.example.com","scope":"Namespaced","names":{"plural":"widgets","kind":"Widget","bogus":"x"},"versions":[{"name":"v1","served":true,"storage":false,"schema":{"openAPIV3Schema":{"type":"object","properties":{"s":{"type":"string","format":"bogus"}}}}}]}}`},
 	)
 
 	ctx := context.Background()
@@ -110,30 +86,86 @@ func TestCreateWarningsAgreeWithServer(t *testing.T) {
 // TestCreateStoresCoercedDefaults: the server coerces the metadata of an
 // embedded resource in a default in place while it validates the default,
 // so the CRD it stores (and answers with) holds the coerced value.
-// crdkit.CreateCRD's CRD must hold the same.
+// crdkit.CreateCRD's CRD must hold the same. The same goes for numbers in
+// defaults, enums and examples, which the server decodes as the JSON body
+// has them and stores as its internal version has them (1.0 as 1, 1E2 as
+// 100, 1e-400 as 0), and refuses with a 400 when out of float64's range
+// (1e400, in a default, an enum or an example, or in a bound, which the
+// typed decoding refuses): crdkit.Load of the JSON document must answer
+// the same code and message, and its CRD (CreateCRD's) hold the same
+// property.
 func TestCreateStoresCoercedDefaults(t *testing.T) {
-	doc := `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"widgets.coerce.example.com"},"spec":{"group":"coerce.example.com","scope":"Namespaced","names":{"plural":"widgets","kind":"Widget"},"versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object","properties":{"spec":{"type":"object","properties":{"template":{"type":"object","x-kubernetes-embedded-resource":true,"x-kubernetes-preserve-unknown-fields":true,"default":{"apiVersion":"v1","kind":"Pod","metadata":{"name":"x","bogus":1,"creationTimestamp":null},"spec":{"a":1}}}}}}}}}]}}`
-	r, err := srv.CreateCRDRaw(context.Background(), []byte(doc), oracle.CreateCRDOptions{DryRun: true})
-	if err != nil || r.Code != 201 {
-		t.Fatalf("dry-run create = %d %v %v", r.Code, r.Status, err)
+	doc := func(prop string) string {
+		return `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"widgets.coerce.example.com"},"spec":{"group":"coerce.example.com","scope":"Namespaced","names":{"plural":"widgets","kind":"Widget"},"versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object","properties":{"spec":{"type":"object","properties":{"x":` + prop + `}}}}}}]}}`
 	}
-	crd, _, err := crdkit.DecodeCRD([]byte(doc))
-	if err != nil {
-		t.Fatal(err)
+	cases := []struct{ name, prop string }{
+		{"coerced-default", `{"type":"object","x-kubernetes-embedded-resource":true,"x-kubernetes-preserve-unknown-fields":true,"default":{"apiVersion":"v1","kind":"Pod","metadata":{"name":"x","bogus":1,"creationTimestamp":null},"spec":{"a":1}}}`},
+		{"default 1.0", `{"type":"number","default":1.0}`},
+		{"integer default 1.0", `{"type":"integer","default":1.0}`},
+		{"integer default 1.5", `{"type":"integer","default":1.5}`},
+		{"integer default past int64", `{"type":"integer","default":12345678901234567890}`},
+		{"default 1E2", `{"type":"number","default":1E2}`},
+		{"default 1e-400", `{"type":"number","default":1e-400}`},
+		{"default 1e400", `{"type":"number","default":1e400}`},
+		{"default -1e400", `{"type":"number","default":-1e400}`},
+		{"enum 1.0", `{"type":"number","enum":[1.0,2.50]}`},
+		{"enum 1.0 and 1", `{"type":"number","enum":[1.0,1]}`},
+		{"enum 1e400", `{"type":"number","enum":[1e400]}`},
+		{"example 1e400", `{"type":"number","example":1e400}`},
+		{"maximum 1e400", `{"type":"number","maximum":1e400}`},
+		{"maximum and default 1.00", `{"type":"number","maximum":1.0,"default":1.00}`},
+		{"object default with 1.0", `{"type":"object","x-kubernetes-preserve-unknown-fields":true,"default":{"a":1.0,"b":[2.50,1e1]}}`},
 	}
-	res := crdkit.CreateCRD(crd)
-	if res.Err != nil {
-		t.Fatal(res.Err)
+	prop := func(c *apiextensionsv1.CustomResourceDefinition) string {
+		b, _ := json.Marshal(c.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"].Properties["x"])
+		return string(b)
 	}
-	theirs := new(apiextensionsv1.CustomResourceDefinition)
-	if err := json.Unmarshal(r.Body, theirs); err != nil {
-		t.Fatal(err)
+	agree := 0
+	for _, c := range cases {
+		d := doc(c.prop)
+		r, err := srv.CreateCRDRaw(context.Background(), []byte(d), oracle.CreateCRDOptions{DryRun: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want, got string
+		if r.Code == 201 {
+			theirs := new(apiextensionsv1.CustomResourceDefinition)
+			if err := json.Unmarshal(r.Body, theirs); err != nil {
+				t.Fatal(err)
+			}
+			want = "201 " + prop(theirs)
+		} else {
+			want = fmt.Sprintf("%d %s", r.Code, r.Status.Message)
+		}
+		ck, err := crdkit.Load([]byte(d))
+		var se *apierrors.StatusError
+		switch {
+		case err == nil:
+			crd, _, derr := crdkit.DecodeCRD([]byte(d))
+			if derr != nil {
+				t.Fatal(derr)
+			}
+			res := crdkit.CreateCRD(crd)
+			if res.Err != nil {
+				got = "CreateCRD: " + res.Err.Error()
+			} else if p := prop(res.CRD); p != prop(ck.Definition()) {
+				got = fmt.Sprintf("CreateCRD %s, Load %s", p, prop(ck.Definition()))
+			} else {
+				got = "201 " + p
+			}
+		case errors.As(err, &se):
+			got = fmt.Sprintf("%d %s", se.Status().Code, se.Status().Message)
+		default:
+			got = fmt.Sprintf("%T %v", err, err)
+		}
+		if got != want {
+			t.Errorf("Load(%s) = %s, server %s", c.name, got, want)
+			continue
+		}
+		agree++
+		if c.name == "coerced-default" {
+			fmt.Printf("conformance: crd-create-coerced-default 1/1 (server stores %s)\n", want)
+		}
 	}
-	def := func(c *apiextensionsv1.CustomResourceDefinition) string {
-		return string(c.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"].Properties["template"].Default.Raw)
-	}
-	if got, want := def(res.CRD), def(theirs); got != want {
-		t.Errorf("CreateCRD: the stored default = %s, server %s", got, want)
-	}
-	fmt.Printf("conformance: crd-create-coerced-default 1/1 (server stores %s)\n", def(theirs))
+	fmt.Printf("conformance: crd-create-numbers-server %d/%d cases agree (stored defaults, enums, bounds; 400 for numbers past float64)\n", agree, len(cases))
 }

@@ -28,36 +28,10 @@ import (
 // what crdkit.Load says. Cases whose server causes involve checks crdkit
 // does not make yet (defaults, CEL) are counted apart, with the reason.
 func TestLintAgreesWithServer(t *testing.T) {
-	dir := corpusDir()
-	if dir == "" {
-		t.Skip("corpus not found: set CRDKIT_CORPUS to the corpus root (the directory holding crds/)")
-	}
-	docs, err := oracle.LoadCRDs(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	perCRD := envInt("CRDKIT_LINT_SERVER_MUTATIONS", 6)
-	type lintCase struct{ name, json string }
-	var cases []lintCase
-	rng := rand.New(rand.NewPCG(7, 11))
-	for _, d := range docs {
-		name := fmt.Sprintf("%s#%d", filepath.Base(d.File), d.Index)
-		// Another group, so that a dry run does not collide with the corpus
-		// CRDs other tests install (409 AlreadyExists).
-		doc := regroup(t, d.JSON)
-		cases = append(cases, lintCase{name, string(doc)})
-		for i := 0; i < perCRD; i++ {
-			var m map[string]any
-			if err := json.Unmarshal(doc, &m); err != nil {
-				t.Fatal(err)
-			}
-			desc := crdmut.Mutate(rng, m, 1+rng.IntN(3))
-			b, _ := json.Marshal(m)
-			cases = append(cases, lintCase{fmt.Sprintf("%s mutation %d %s", name, i, desc), string(b)})
-		}
-	}
+	cases := corpusCRDCases(t, envInt("CRDKIT_LINT_SERVER_MUTATIONS", 6), rand.NewPCG(7, 11), "mutation",
+		func(rng *rand.Rand, m map[string]any) string { return crdmut.Mutate(rng, m, 1+rng.IntN(3)) })
 	for _, h := range crdmut.Handwritten {
-		cases = append(cases, lintCase{h.Name, string(regroup(t, []byte(h.JSON)))})
+		cases = append(cases, crdCase{h.Name, string(regroup(t, []byte(h.JSON)))})
 	}
 
 	ctx := context.Background()
@@ -122,6 +96,44 @@ func TestLintAgreesWithServer(t *testing.T) {
 	if os.Getenv("CRDKIT_ORACLE_VERBOSE") != "" {
 		t.Logf("%d cases", len(cases))
 	}
+}
+
+// crdCase is a CRD document sent to the server as a dry-run create.
+type crdCase struct{ name, json string }
+
+// corpusCRDCases returns every corpus CRD, moved to another group (regroup)
+// so that a dry run does not collide with the corpus CRDs other tests
+// install (409 AlreadyExists), each followed by perCRD mutations of it
+// made by mutate with one generator seeded by src, named after the
+// document, label, the mutation's number and mutate's description. It
+// skips t when the corpus is absent.
+func corpusCRDCases(t *testing.T, perCRD int, src rand.Source, label string, mutate func(*rand.Rand, map[string]any) string) []crdCase {
+	t.Helper()
+	dir := corpusDir()
+	if dir == "" {
+		t.Skip("corpus not found: set CRDKIT_CORPUS to the corpus root (the directory holding crds/)")
+	}
+	docs, err := oracle.LoadCRDs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []crdCase
+	rng := rand.New(src)
+	for _, d := range docs {
+		name := fmt.Sprintf("%s#%d", filepath.Base(d.File), d.Index)
+		doc := regroup(t, d.JSON)
+		cases = append(cases, crdCase{name, string(doc)})
+		for i := 0; i < perCRD; i++ {
+			var m map[string]any
+			if err := json.Unmarshal(doc, &m); err != nil {
+				t.Fatal(err)
+			}
+			desc := mutate(rng, m)
+			b, _ := json.Marshal(m)
+			cases = append(cases, crdCase{fmt.Sprintf("%s %s %d %s", name, label, i, desc), string(b)})
+		}
+	}
+	return cases
 }
 
 // rawStatus decodes the Status of a refusal from the body, where the causes
