@@ -22,6 +22,7 @@ import (
 	"github.com/crdkit/crdkit/conversion"
 	"github.com/crdkit/crdkit/definition"
 	"github.com/crdkit/crdkit/internal/par"
+	"github.com/crdkit/crdkit/internal/verdict"
 	"github.com/crdkit/crdkit/objectmeta"
 	"github.com/crdkit/crdkit/printcolumns"
 	"github.com/crdkit/crdkit/rules"
@@ -96,6 +97,13 @@ type LoadOptions struct {
 	// that tools can report on it; Lint then lists why. Versions whose schema
 	// cannot be compiled have a nil Schema.
 	AllowInvalid bool
+	// Verdict is for crdkit's own command, whose cache of compiled CRDs
+	// keeps the outcome of the CRD validation on a document: when it is
+	// set and Known, the validation (definition.Validate and
+	// WarningsOnCreate) is skipped and its warnings are taken from it;
+	// when it is set and not Known, a CRD that passes the validation fills
+	// it. Its type is internal: other programs leave it nil.
+	Verdict *verdict.Verdict
 }
 
 // ErrNotCRD is returned by Load for a document that is not an
@@ -175,8 +183,11 @@ func New(crd *apiextensionsv1.CustomResourceDefinition, opts ...LoadOptions) (*C
 	var o LoadOptions
 	for _, x := range opts {
 		o.AllowInvalid = o.AllowInvalid || x.AllowInvalid
+		if x.Verdict != nil {
+			o.Verdict = x.Verdict
+		}
 	}
-	cr, err := createCRD(crd)
+	cr, err := createCRDVerdict(crd, o.Verdict)
 	if err != nil {
 		return nil, err
 	}
