@@ -120,7 +120,11 @@ var ErrNotCRD = errors.New("not an apiextensions.k8s.io/v1 CustomResourceDefinit
 // set). A document that is not YAML or JSON is an error of its own; one
 // that is not a CRD at all gives ErrNotCRD.
 func Load(data []byte, opts ...LoadOptions) (*CRD, error) {
-	crd, warnings, err := DecodeCRD(data)
+	known := false
+	for _, o := range opts {
+		known = known || o.Verdict != nil && o.Verdict.Known
+	}
+	crd, warnings, err := decodeCRD(data, known)
 	if err != nil {
 		return nil, err
 	}
@@ -142,7 +146,22 @@ func Load(data []byte, opts ...LoadOptions) (*CRD, error) {
 // *apierrors.StatusError; one that is not YAML or JSON an error of its own;
 // one that is not a CRD at all ErrNotCRD.
 func DecodeCRD(data []byte) (*apiextensionsv1.CustomResourceDefinition, []string, error) {
+	return decodeCRD(data, false)
+}
+
+// decodeCRD is DecodeCRD. known says that these bytes decoded before into
+// a CRD the server accepts (LoadOptions.Verdict): JSON text then goes
+// straight to the decoder, without the checks only a document that is not
+// valid JSON or not a CRD fails.
+func decodeCRD(data []byte, known bool) (*apiextensionsv1.CustomResourceDefinition, []string, error) {
 	js := bytes.TrimSpace(data)
+	if known && len(js) > 0 && js[0] == '{' {
+		if crd, warnings, err := decodeCRDJSON(js); err == nil {
+			return crd, warnings, nil
+		}
+		// Not JSON after all (YAML in flow style): the checks below say
+		// what it is.
+	}
 	if len(js) == 0 || js[0] != '{' || !json.Valid(js) {
 		var err error
 		if js, err = yaml.YAMLToJSON(data); err != nil {
@@ -163,6 +182,12 @@ func DecodeCRD(data []byte) (*apiextensionsv1.CustomResourceDefinition, []string
 	if tm.APIVersion != "apiextensions.k8s.io/v1" || tm.Kind != "CustomResourceDefinition" {
 		return nil, nil, fmt.Errorf("%w: apiVersion %q, kind %q", ErrNotCRD, tm.APIVersion, tm.Kind)
 	}
+	return decodeCRDJSON(js)
+}
+
+// decodeCRDJSON decodes a CRD's JSON text strictly, as DecodeCRD's last
+// step.
+func decodeCRDJSON(js []byte) (*apiextensionsv1.CustomResourceDefinition, []string, error) {
 	crd := new(apiextensionsv1.CustomResourceDefinition)
 	strict, err := kjson.UnmarshalStrict(js, crd)
 	if err != nil {
