@@ -426,7 +426,15 @@ func loadRegistryWith(crds, inputs []string, stderr io.Writer, lenient bool, c *
 		out := make([]found, len(files))
 		one := func(j int, buf *[]byte) {
 			f := files[j]
-			data, err := readReusing(f.Path, buf)
+			var data []byte
+			var err error
+			if withHints {
+				data, err = readReusing(f.Path, buf)
+			} else {
+				// A --crds file: it almost always holds CRDs, whose
+				// documents keep slices of it.
+				data, err = docs.ReadFile(f.Path)
+			}
 			if err != nil {
 				out[j].err = err
 				return
@@ -435,7 +443,7 @@ func loadRegistryWith(crds, inputs []string, stderr io.Writer, lenient bool, c *
 				out[j].hints = typeMetaHints(f.Path, data)
 			}
 			crds := bytes.Contains(data, []byte("CustomResourceDefinition"))
-			if f.Path != docs.Stdin && (crds || withHints && reg.keep(len(data))) {
+			if withHints && f.Path != docs.Stdin && (crds || reg.keep(len(data))) {
 				data = bytes.Clone(data) // the documents keep slices of it
 				if withHints {
 					out[j].data = data
