@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"debug/elf"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -408,6 +409,55 @@ func TestCacheHelp(t *testing.T) {
 		code, out, _ := runCLI(t, cmd, "--help")
 		if code != 0 || !strings.Contains(out, "-no-cache") || !strings.Contains(out, "CRDKIT_CACHE_DIR") {
 			t.Errorf("crdkit %s --help = %d, want 0 and --no-cache and CRDKIT_CACHE_DIR in:\n%s", cmd, code, out)
+		}
+	}
+}
+
+// TestJSONCRDs: CRDs given as JSON files are read by their head, as YAML
+// ones are (crdhead.JSON), and give the same verdicts as the same CRDs in
+// YAML, with and without the cache.
+func TestJSONCRDs(t *testing.T) {
+	root := corpusDir(t)
+	docs, err := corpus.Walk(filepath.Join(root, "crds"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	n := 0
+	for i, d := range docs {
+		if !strings.Contains(string(d.JSON), `"kind":"CustomResourceDefinition"`) {
+			continue
+		}
+		n++
+		js := append(bytes.Clone(d.JSON), '\n')
+		if i%2 == 0 {
+			var b bytes.Buffer
+			if err := json.Indent(&b, d.JSON, "", "  "); err != nil {
+				t.Fatal(err)
+			}
+			js = b.Bytes()
+		}
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("crd%02d.json", i)), js, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reg, status := loadRegistry([]string{dir}, nil, &bytes.Buffer{}, nil)
+	reg.close()
+	lazy := 0
+	for _, l := range reg.byGroupKind {
+		if l.chunk != nil {
+			lazy++
+		}
+	}
+	if status != 0 || lazy != len(reg.byGroupKind) || len(reg.byGroupKind) != n {
+		t.Errorf("loadRegistry(%d JSON CRDs) = %d, %d CRDs of which %d read by their head, want 0, %d, all", n, status, len(reg.byGroupKind), lazy, n)
+	}
+	objs := filepath.Join(root, "objects")
+	want := runWithCache(t, "off", "validate", "-o", "json", "--crds", filepath.Join(root, "crds"), objs)
+	cache := t.TempDir()
+	for _, c := range []string{"off", cache, cache} {
+		if got := runWithCache(t, c, "validate", "-o", "json", "--crds", dir, objs); got != want {
+			t.Errorf("crdkit validate --crds JSON-CRDS (cache %s) = %d\n%s\n%s\nwant (YAML CRDs) %d\n%s\n%s", c, got.code, got.out, got.errOut, want.code, want.out, want.errOut)
 		}
 	}
 }
