@@ -95,7 +95,8 @@ median() { # label, pre (a command run before each timed run), command...
     eval "$pre"
     /usr/bin/time -f "%e %U" -o "$work/time" "$@" > /dev/null 2>&1 || true
     tail -n 1 "$work/time"
-  done | sort -n | awk -v l="$label" '{ w[NR] = $1; u[NR] = $2 } END { printf " %s %.3f (%.3f)", l, w[5], u[5] }'
+  done > "$work/one-times"
+  printf " %s %.3f (%.3f)" "$label" "$(cut -d' ' -f1 "$work/one-times" | sort -n | sed -n 5p)" "$(cut -d' ' -f2 "$work/one-times" | sort -n | sed -n 5p)"
 }
 for obj in argo-rollouts/rollout-canary.yaml cert-manager/issuers.valid.yaml prometheus-operator/prometheus.yaml; do
   one=("$work/crdkit" validate --crds "$work/one-crds" "$corpus/objects/$obj")
