@@ -81,6 +81,7 @@ type cache struct {
 	max int64    // cacheMaxBytes, smaller in tests
 
 	evictOnce sync.Once
+	writes    sync.WaitGroup // putAsync's
 	// now is the clock (tests move it).
 	now func() time.Time
 }
@@ -313,6 +314,22 @@ func (c *cache) put(k cacheKey, fields ...[]byte) {
 	}
 	if os.Rename(f.Name(), c.path(k)) != nil {
 		os.Remove(f.Name())
+	}
+}
+
+// putAsync is put in a goroutine of its own, so that a run writes its
+// entries while it goes on with its work; wait waits for them.
+func (c *cache) putAsync(k cacheKey, fields ...[]byte) {
+	if c == nil {
+		return
+	}
+	c.writes.Go(func() { c.put(k, fields...) })
+}
+
+// wait waits for the writes putAsync started.
+func (c *cache) wait() {
+	if c != nil {
+		c.writes.Wait()
 	}
 }
 

@@ -105,7 +105,7 @@ func (l *lazyCRD) load() (*crdkit.CRD, error) {
 			for _, w := range vd.Warnings {
 				fields = append(fields, []byte(w))
 			}
-			l.cache.put(key, fields...)
+			l.cache.putAsync(key, fields...)
 		}
 		if l.err != nil {
 			where := ""
@@ -172,7 +172,7 @@ func textCRDHead(c *cache, sum *[32]byte, text []byte) (crdHead, bool) {
 	}
 	if ok && c != nil {
 		if js, err := json.Marshal(h); err == nil {
-			c.put(key, js)
+			c.putAsync(key, js)
 		}
 	}
 	return h, ok
@@ -682,10 +682,11 @@ func (r *registry) prefetch(keys []string) {
 }
 
 // close stops the background compilation and waits for the compilations in
-// progress.
+// progress and the cache's writes.
 func (r *registry) close() {
 	r.closeOnce.Do(func() { close(r.stop) })
 	r.wg.Wait()
+	r.cache.wait()
 }
 
 // typeMetaHints returns, for each document of a file, the apiVersion and
