@@ -461,3 +461,35 @@ func TestJSONCRDs(t *testing.T) {
 		}
 	}
 }
+
+// FuzzCacheEntry: any bytes in an entry's file give no panic, and an entry
+// get accepts is one put would write for its fields.
+func FuzzCacheEntry(f *testing.F) {
+	dir := f.TempDir()
+	c := newCache(dir, []byte("build"))
+	sum := sha256.Sum256(nil)
+	k := c.key(entryCRD, &sum)
+	c.put(k, []byte(`{"kind":"CustomResourceDefinition"}`), []byte("a warning"))
+	if good, err := os.ReadFile(c.path(k)); err == nil {
+		f.Add(good)
+		f.Add(good[:len(good)-1])
+	}
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if err := os.WriteFile(c.path(k), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		fields, ok := c.get(k)
+		if !ok {
+			return
+		}
+		c.put(k, fields...)
+		again, err := os.ReadFile(c.path(k))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(again, data) {
+			t.Errorf("get accepted %q as fields %q, which put writes as %q", data, fields, again)
+		}
+	})
+}
