@@ -22,6 +22,7 @@ import (
 	"github.com/crdkit/crdkit/conversion"
 	"github.com/crdkit/crdkit/definition"
 	"github.com/crdkit/crdkit/internal/par"
+	"github.com/crdkit/crdkit/internal/verdict"
 	"github.com/crdkit/crdkit/objectmeta"
 	"github.com/crdkit/crdkit/printcolumns"
 	"github.com/crdkit/crdkit/rules"
@@ -96,6 +97,13 @@ type LoadOptions struct {
 	// that tools can report on it; Lint then lists why. Versions whose schema
 	// cannot be compiled have a nil Schema.
 	AllowInvalid bool
+	// Verdict is for crdkit's own command, whose cache of compiled CRDs
+	// keeps the outcome of the CRD validation on a document: when it is
+	// set and Known, the validation (definition.Validate and
+	// WarningsOnCreate) is skipped and its warnings are taken from it;
+	// when it is set and not Known, a CRD that passes the validation fills
+	// it. Its type is internal: other programs leave it nil.
+	Verdict *verdict.Verdict
 }
 
 // ErrNotCRD is returned by Load for a document that is not an
@@ -113,7 +121,11 @@ var ErrNotCRD = errors.New("not an apiextensions.k8s.io/v1 CustomResourceDefinit
 // set). A document that is not YAML or JSON is an error of its own; one
 // that is not a CRD at all gives ErrNotCRD.
 func Load(data []byte, opts ...LoadOptions) (*CRD, error) {
-	crd, warnings, err := DecodeCRD(data)
+	known := false
+	for _, o := range opts {
+		known = known || o.Verdict != nil && o.Verdict.Known
+	}
+	crd, warnings, err := decodeCRD(data, known)
 	if err != nil {
 		return nil, err
 	}
@@ -139,7 +151,22 @@ func Load(data []byte, opts ...LoadOptions) (*CRD, error) {
 // *apierrors.StatusError; one that is not YAML or JSON an error of its own;
 // one that is not a CRD at all ErrNotCRD.
 func DecodeCRD(data []byte) (*apiextensionsv1.CustomResourceDefinition, []string, error) {
+	return decodeCRD(data, false)
+}
+
+// decodeCRD is DecodeCRD. known says that these bytes decoded before into
+// a CRD the server accepts (LoadOptions.Verdict): JSON text then goes
+// straight to the decoder, without the checks only a document that is not
+// valid JSON or not a CRD fails.
+func decodeCRD(data []byte, known bool) (*apiextensionsv1.CustomResourceDefinition, []string, error) {
 	js := bytes.TrimSpace(data)
+	if known && len(js) > 0 && js[0] == '{' {
+		if crd, warnings, err := decodeCRDJSON(js); err == nil {
+			return crd, warnings, nil
+		}
+		// Not JSON after all (YAML in flow style): the checks below say
+		// what it is.
+	}
 	if len(js) == 0 || js[0] != '{' || !json.Valid(js) {
 		var err error
 		if js, err = yaml.YAMLToJSON(data); err != nil {
@@ -160,6 +187,12 @@ func DecodeCRD(data []byte) (*apiextensionsv1.CustomResourceDefinition, []string
 	if tm.APIVersion != "apiextensions.k8s.io/v1" || tm.Kind != "CustomResourceDefinition" {
 		return nil, nil, fmt.Errorf("%w: apiVersion %q, kind %q", ErrNotCRD, tm.APIVersion, tm.Kind)
 	}
+	return decodeCRDJSON(js)
+}
+
+// decodeCRDJSON decodes a CRD's JSON text strictly, as DecodeCRD's last
+// step.
+func decodeCRDJSON(js []byte) (*apiextensionsv1.CustomResourceDefinition, []string, error) {
 	crd := new(apiextensionsv1.CustomResourceDefinition)
 	strict, err := kjson.UnmarshalStrict(js, crd)
 	if err != nil {
@@ -185,8 +218,11 @@ func New(crd *apiextensionsv1.CustomResourceDefinition, opts ...LoadOptions) (*C
 	var o LoadOptions
 	for _, x := range opts {
 		o.AllowInvalid = o.AllowInvalid || x.AllowInvalid
+		if x.Verdict != nil {
+			o.Verdict = x.Verdict
+		}
 	}
-	cr, err := createCRD(crd)
+	cr, err := createCRDVerdict(crd, o.Verdict)
 	if err != nil {
 		return nil, err
 	}

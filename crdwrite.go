@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/crdkit/crdkit/definition"
+	"github.com/crdkit/crdkit/internal/verdict"
 	"github.com/crdkit/crdkit/objectmeta"
 )
 
@@ -67,6 +68,13 @@ type crdCreate struct {
 }
 
 func createCRD(crd *apiextensionsv1.CustomResourceDefinition) (crdCreate, error) {
+	return createCRDVerdict(crd, nil)
+}
+
+// createCRDVerdict is createCRD with the validation's outcome taken from
+// vd when it is Known (the validation is skipped), else recorded in vd
+// when the CRD passes (see LoadOptions.Verdict).
+func createCRDVerdict(crd *apiextensionsv1.CustomResourceDefinition, vd *verdict.Verdict) (crdCreate, error) {
 	v1 := crd.DeepCopy()
 	warnings := handleCreate(&v1.ObjectMeta)
 	apiextensionsv1.SetObjectDefaults_CustomResourceDefinition(v1)
@@ -79,9 +87,17 @@ func createCRD(crd *apiextensionsv1.CustomResourceDefinition) (crdCreate, error)
 		return crdCreate{}, crdUndecodable(err)
 	}
 	definition.PrepareForCreate(internal)
+	if vd != nil && vd.Known {
+		warnings = append(warnings, vd.Warnings...)
+		return crdCreate{v1: v1, internal: internal, warnings: warnings}, nil
+	}
 	errs := definition.Validate(internal)
 	if len(errs) == 0 {
-		warnings = append(warnings, definition.WarningsOnCreate(internal)...)
+		w := definition.WarningsOnCreate(internal)
+		warnings = append(warnings, w...)
+		if vd != nil {
+			vd.Known, vd.Warnings = true, w
+		}
 	}
 	return crdCreate{v1: v1, internal: internal, errs: errs, warnings: warnings}, nil
 }

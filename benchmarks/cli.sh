@@ -10,7 +10,8 @@
 #   generated: objects the conformance generator makes from the CRDs'
 #     schemas, valid and invalid in equal measure, one JSON file per object.
 # It also times one document against the directory of the 34 corpus CRDs
-# (a pre-commit hook's or an editor's run), cold and warm.
+# (a pre-commit hook's or an editor's run): without the cache of CRD work,
+# with an empty one (cold) and with the one an earlier run filled (warm).
 #
 #   benchmarks/cli.sh [OBJECTS [RUNS]]   # default 9000 objects, 3 runs of each
 #   WORKLOAD=generated benchmarks/cli.sh # the generated workload
@@ -54,6 +55,10 @@ timeit() { # label, command...: one line "label wall user rssKB"
   tail -n 1 "$work/time" | tee -a "$work/times" # (time writes a line of its own on a non-zero exit)
 }
 ck=("$work/crdkit" validate --field-validation Strict -o json)
+# The throughput runs go without the cache of CRD work (compiling the CRDs
+# is part of what they time, as kubectl-validate's runs do); the one-document
+# runs below time it.
+export CRDKIT_CACHE_DIR=off
 
 echo "== runs (label, wall s, user s, peak RSS KB), load: $(cut -d' ' -f1-3 /proc/loadavg)"
 for i in $(seq "$runs"); do
@@ -81,17 +86,28 @@ awk '
   }' "$work/times" | sort
 
 corpus=${CRDKIT_CORPUS:-../shared/corpus}
-echo "== one document against the $(grep -rh '^kind: CustomResourceDefinition' "$corpus/crds" | wc -l) corpus CRDs ($corpus/crds), wall s: the first run, then the median of 10, load: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "== one document against the $(grep -rh '^kind: CustomResourceDefinition' "$corpus/crds" | wc -l) corpus CRDs ($corpus/crds), medians of 9 runs, wall s (user s): without the cache (--no-cache), cold (an empty cache before each run), warm (the cache an earlier run filled); load: $(cut -d' ' -f1-3 /proc/loadavg)"
 cp -r "$corpus/crds" "$work/one-crds" # a copy the runs have not read yet
+export CRDKIT_CACHE_DIR="$work/cache"
+median() { # label, pre (a command run before each timed run), command...
+  local label=$1 pre=$2; shift 2
+  for i in $(seq 9); do
+    eval "$pre"
+    /usr/bin/time -f "%e %U" -o "$work/time" "$@" > /dev/null 2>&1 || true
+    tail -n 1 "$work/time"
+  done > "$work/one-times"
+  printf " %s %.3f (%.3f)" "$label" "$(cut -d' ' -f1 "$work/one-times" | sort -n | sed -n 5p)" "$(cut -d' ' -f2 "$work/one-times" | sort -n | sed -n 5p)"
+}
 for obj in argo-rollouts/rollout-canary.yaml cert-manager/issuers.valid.yaml prometheus-operator/prometheus.yaml; do
   one=("$work/crdkit" validate --crds "$work/one-crds" "$corpus/objects/$obj")
-  /usr/bin/time -f "%e" -o "$work/time" "${one[@]}" > /dev/null 2>&1 || true
-  first=$(tail -n 1 "$work/time")
-  for i in $(seq 10); do
-    /usr/bin/time -f "%e %U" -o "$work/time" "${one[@]}" > /dev/null 2>&1 || true
-    tail -n 1 "$work/time"
-  done | sort -n | awk -v o="$obj" -v f="$first" '{ w[NR] = $1; u[NR] = $2 } END { printf "%s: first %.3f s, median %.3f s wall (user %.3f s)\n", o, f, (w[5] + w[6]) / 2, (u[5] + u[6]) / 2 }'
+  printf "%s:" "$obj"
+  median no-cache : "$work/crdkit" validate --no-cache --crds "$work/one-crds" "$corpus/objects/$obj"
+  median cold 'rm -rf "$CRDKIT_CACHE_DIR"' "${one[@]}"
+  "${one[@]}" > /dev/null 2>&1 || true
+  median warm : "${one[@]}"
+  echo
 done
+unset CRDKIT_CACHE_DIR
 
 echo "== verdicts (accepted or refused, per object file)"
 (cd benchmarks && go run ./cmd/cliverdicts "$work/crdkit.out" "$work/kubectl-validate.out")

@@ -111,6 +111,7 @@ type applyFlags struct {
 	fv, manager  *string
 	subresource  *string
 	force, quiet bool
+	openCache    func() *cache
 }
 
 func (a *applyFlags) register(fs *flags, manager string) {
@@ -120,6 +121,7 @@ func (a *applyFlags) register(fs *flags, manager string) {
 	a.fv = fs.String("field-validation", "Strict", "Strict, Warn or Ignore (the server's fieldValidation; Strict is kubectl's default)")
 	a.manager = fs.String("field-manager", manager, "the field manager: who the server records as the owner of the fields set")
 	a.subresource = fs.String("subresource", "", `"status" sends the request to the status subresource`)
+	a.openCache = cacheFlag(fs)
 }
 
 func (a *applyFlags) check(fs *flags, stderr io.Writer) (crdkit.FieldValidation, int, bool) {
@@ -161,7 +163,7 @@ func applyCmd(args []string, stdout, stderr io.Writer) int {
 	case *workers < 1:
 		return fs.usageError(stderr, "--workers must be at least 1")
 	}
-	reg, status := loadRegistry(a.crds, paths, stderr)
+	reg, status := loadRegistry(a.crds, paths, stderr, a.openCache())
 	defer reg.close()
 	live, err := loadLive(a.old)
 	if err != nil {
@@ -333,7 +335,7 @@ func patchCmd(args []string, stdout, stderr io.Writer) int {
 			body = js
 		}
 	}
-	reg, status := loadRegistry(a.crds, nil, stderr)
+	reg, status := loadRegistry(a.crds, nil, stderr, a.openCache())
 	defer reg.close()
 	if status != 0 {
 		return status
@@ -389,7 +391,7 @@ func diffCmd(args []string, stdout, stderr io.Writer) int {
 	if len(paths) == 0 {
 		return fs.usageError(stderr, "no FILE, DIR or - given")
 	}
-	reg, status := loadRegistry(a.crds, paths, stderr)
+	reg, status := loadRegistry(a.crds, paths, stderr, a.openCache())
 	defer reg.close()
 	if status != 0 {
 		return status

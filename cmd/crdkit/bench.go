@@ -73,6 +73,7 @@ func bench(args []string, stdout, stderr io.Writer) int {
 	fs.Var(&crds, "crds", "a CRD file or directory (repeatable); CRDs among the inputs are used too")
 	dur := fs.Duration("duration", 2*time.Second, "how long to run each step on each number of cores")
 	out := fs.String("o", "text", "output format: text or json")
+	openCache := cacheFlag(fs)
 	paths, status, ok := fs.parse(args, stdout, stderr)
 	if !ok {
 		return status
@@ -85,7 +86,7 @@ func bench(args []string, stdout, stderr io.Writer) int {
 	case *dur <= 0:
 		return fs.usageError(stderr, "--duration must be positive")
 	}
-	reg, status := loadRegistry(crds, paths, stderr)
+	reg, status := loadRegistry(crds, paths, stderr, openCache())
 	defer reg.close()
 	var inputs []*benchInput
 	var mu sync.Mutex

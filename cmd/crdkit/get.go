@@ -55,6 +55,7 @@ func get(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&labelSel, "l", "", lUsage)
 	fs.StringVar(&labelSel, "selector", "", "the same as -l")
 	fs.StringVar(&fieldSel, "field-selector", "", "a field selector, as kubectl get --field-selector: metadata.name, metadata.namespace and the version's selectableFields, e.g. spec.color=red,metadata.name!=x; any other field is the server's 400 'field label not supported'")
+	openCache := cacheFlag(fs)
 	paths, status, ok := fs.parse(args, stdout, stderr)
 	if !ok {
 		return status
@@ -65,7 +66,7 @@ func get(args []string, stdout, stderr io.Writer) int {
 	if !oneOf(*out, "", "wide", "json") {
 		return fs.usageError(stderr, "-o must be wide or json, not %q", *out)
 	}
-	reg, status := loadRegistry(crds, paths, stderr)
+	reg, status := loadRegistry(crds, paths, stderr, openCache())
 	defer reg.close()
 	opts := crdkit.CreateOptions{FieldValidation: crdkit.Ignore, Namespace: *ns, ManagedFields: crdkit.ManagedFields{Omit: true}}
 

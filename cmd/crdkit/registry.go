@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,6 +17,7 @@ import (
 	"github.com/crdkit/crdkit/internal/crdhead"
 	"github.com/crdkit/crdkit/internal/docs"
 	"github.com/crdkit/crdkit/internal/par"
+	"github.com/crdkit/crdkit/internal/verdict"
 )
 
 // registry finds the CRD version serving an apiVersion and kind. CRDs are
@@ -37,6 +39,8 @@ type registry struct {
 	// unreadable are the errors of --crds documents whose head could not
 	// be read (invalid YAML): see loadRegistry's lenient.
 	unreadable []error
+	// cache keeps CRD work across runs (nil: off).
+	cache *cache
 	// kept holds the contents of inputs read while registering, by path,
 	// up to keptBudget bytes in all, so that the inputs' reader need not
 	// read them again (read).
@@ -56,6 +60,10 @@ type lazyCRD struct {
 	// from its YAML text (yamlCRDHead): it is converted on first use.
 	chunk *docs.Chunk
 	head  crdHead
+	// cache and sum (the SHA-256 of chunk's text, or of doc.JSON when
+	// nil) find what an earlier run kept of this document.
+	cache *cache
+	sum   *[32]byte
 	once  sync.Once
 	crd   *crdkit.CRD
 	err   error
@@ -64,16 +72,41 @@ type lazyCRD struct {
 
 func (l *lazyCRD) load() (*crdkit.CRD, error) {
 	l.once.Do(func() {
-		if l.chunk != nil {
+		fromChunk := l.chunk != nil
+		key, kept, hit := l.cached()
+		switch {
+		case hit && fromChunk:
+			l.doc.JSON = kept[0]
+			kept = kept[1:]
+		case fromChunk:
 			js, _, err := l.chunk.Convert()
-			l.chunk = nil
 			if err != nil {
+				l.chunk = nil
 				l.err = err
 				return
 			}
 			l.doc.JSON = js
 		}
-		l.crd, l.err = crdkit.Load(l.doc.JSON)
+		l.chunk = nil
+		// The cache keeps the outcome of the server's validation of the
+		// CRD: Load skips it on a hit, and records it on a miss.
+		vd := &verdict.Verdict{Known: hit}
+		if hit {
+			for _, w := range kept {
+				vd.Warnings = append(vd.Warnings, string(w))
+			}
+		}
+		l.crd, l.err = crdkit.Load(l.doc.JSON, crdkit.LoadOptions{Verdict: vd})
+		if l.err == nil && !hit && vd.Known && l.cache != nil {
+			fields := make([][]byte, 0, 1+len(vd.Warnings))
+			if fromChunk {
+				fields = append(fields, l.doc.JSON)
+			}
+			for _, w := range vd.Warnings {
+				fields = append(fields, []byte(w))
+			}
+			l.cache.putAsync(key, fields...)
+		}
 		if l.err != nil {
 			where := ""
 			if l.doc.Path != "" {
@@ -86,12 +119,64 @@ func (l *lazyCRD) load() (*crdkit.CRD, error) {
 	return l.crd, l.err
 }
 
+// cached looks the document up in the cache: the entry of a chunk holds
+// its JSON, then the warnings of the CRD validation; that of a document
+// converted already, the warnings only.
+func (l *lazyCRD) cached() (key cacheKey, fields [][]byte, ok bool) {
+	if l.cache == nil {
+		return key, nil, false
+	}
+	if l.chunk != nil {
+		if l.sum == nil {
+			s := sha256.Sum256(l.chunk.Text)
+			l.sum = &s
+		}
+		key = l.cache.key(entryCRD, l.sum)
+		fields, ok = l.cache.get(key)
+		return key, fields, ok && len(fields) > 0
+	}
+	sum := sha256.Sum256(l.doc.JSON)
+	key = l.cache.key(entryVerdict, &sum)
+	fields, ok = l.cache.get(key)
+	return key, fields, ok
+}
+
 // crdHead is what registering a CRD needs from its document.
 type crdHead = crdhead.Head
 
 // yamlCRDHead reads a CRD's head from its YAML text (crdhead.YAML), ok
 // false when the document must be converted to read it.
 func yamlCRDHead(text []byte) (crdHead, bool) { return crdhead.YAML(text) }
+
+// textCRDHead reads a CRD's head from a document's text, JSON
+// (crdhead.JSON) or YAML (yamlCRDHead), from the cache when an earlier
+// run read it (sum is the SHA-256 of text; nil when c is), ok false when
+// the document must be converted to read it.
+func textCRDHead(c *cache, sum *[32]byte, text []byte) (crdHead, bool) {
+	var key cacheKey
+	if c != nil {
+		key = c.key(entryHead, sum)
+		if f, ok := c.get(key); ok && len(f) == 1 {
+			var h crdHead
+			if json.Unmarshal(f[0], &h) == nil {
+				return h, true
+			}
+		}
+	}
+	var h crdHead
+	var ok bool
+	if t := bytes.TrimLeft(text, " \t\r\n"); len(t) > 0 && t[0] == '{' {
+		h, ok = crdhead.JSON(text)
+	} else {
+		h, ok = yamlCRDHead(text)
+	}
+	if ok && c != nil {
+		if js, err := json.Marshal(h); err == nil {
+			c.putAsync(key, js)
+		}
+	}
+	return h, ok
+}
 
 // isCRD reports whether a document is an apiextensions.k8s.io/v1 CRD.
 func isCRD(js []byte) (crdHead, bool) {
@@ -117,7 +202,7 @@ func isCRD(js []byte) (crdHead, bool) {
 // document for the same version wins, as a later apply would. input marks
 // a CRD found among the inputs.
 func (r *registry) add(d docs.Doc, h crdHead, input bool) {
-	r.addLazy(&lazyCRD{doc: d, head: h}, input)
+	r.addLazy(&lazyCRD{doc: d, head: h, cache: r.cache}, input)
 }
 
 // addLazy registers l, as add does.
@@ -292,12 +377,15 @@ func (r *registry) refused() []error {
 // error fails the run, unless lenient: then it goes to reg.unreadable, for
 // the caller to report (validate: a warning when every object found its
 // CRD, else an error).
-func loadRegistry(crds, inputs []string, stderr io.Writer) (*registry, int) {
-	return loadRegistryWith(crds, inputs, stderr, false)
+//
+// With a cache (not nil), what an earlier run of this build learnt of the
+// same CRD documents is reused (see cache.go): the output is the same.
+func loadRegistry(crds, inputs []string, stderr io.Writer, c *cache) (*registry, int) {
+	return loadRegistryWith(crds, inputs, stderr, false, c)
 }
 
-func loadRegistryWith(crds, inputs []string, stderr io.Writer, lenient bool) (*registry, int) {
-	reg := &registry{byKey: map[string]*lazyCRD{}, byGroupKind: map[string]*lazyCRD{}, listKinds: map[string]bool{}, stop: make(chan struct{})}
+func loadRegistryWith(crds, inputs []string, stderr io.Writer, lenient bool, c *cache) (*registry, int) {
+	reg := &registry{byKey: map[string]*lazyCRD{}, byGroupKind: map[string]*lazyCRD{}, listKinds: map[string]bool{}, stop: make(chan struct{}), cache: c}
 	status := 0
 	type crdFile struct {
 		path  string
@@ -306,6 +394,7 @@ func loadRegistryWith(crds, inputs []string, stderr io.Writer, lenient bool) (*r
 		heads []crdHead     // of ds
 		crds  []bool        // which of ds are CRDs
 		lazy  []*docs.Chunk // of ds: a document not yet converted, read by its head
+		sums  []*[32]byte   // of ds: the SHA-256 of lazy's text, with a cache
 		err   error
 		// unreadable: documents of a --crds file that could not be read,
 		// when lenient.
@@ -337,7 +426,15 @@ func loadRegistryWith(crds, inputs []string, stderr io.Writer, lenient bool) (*r
 		out := make([]found, len(files))
 		one := func(j int, buf *[]byte) {
 			f := files[j]
-			data, err := readReusing(f.Path, buf)
+			var data []byte
+			var err error
+			if withHints {
+				data, err = readReusing(f.Path, buf)
+			} else {
+				// A --crds file: it almost always holds CRDs, whose
+				// documents keep slices of it.
+				data, err = docs.ReadFile(f.Path)
+			}
 			if err != nil {
 				out[j].err = err
 				return
@@ -346,7 +443,7 @@ func loadRegistryWith(crds, inputs []string, stderr io.Writer, lenient bool) (*r
 				out[j].hints = typeMetaHints(f.Path, data)
 			}
 			crds := bytes.Contains(data, []byte("CustomResourceDefinition"))
-			if f.Path != docs.Stdin && (crds || withHints && reg.keep(len(data))) {
+			if withHints && f.Path != docs.Stdin && (crds || reg.keep(len(data))) {
 				data = bytes.Clone(data) // the documents keep slices of it
 				if withHints {
 					out[j].data = data
@@ -398,8 +495,9 @@ func loadRegistryWith(crds, inputs []string, stderr io.Writer, lenient bool) (*r
 		par.Each(len(fs), func(j int) {
 			f := fs[order[j]]
 			if lazy {
-				splitLazy(f.path, f.data, lenient, func(d docs.Doc, c *docs.Chunk, h crdHead, crd bool) {
+				splitLazy(f.path, f.data, lenient, reg.cache, func(d docs.Doc, c *docs.Chunk, sum *[32]byte, h crdHead, crd bool) {
 					f.ds, f.lazy, f.heads, f.crds = append(f.ds, d), append(f.lazy, c), append(f.heads, h), append(f.crds, crd)
+					f.sums = append(f.sums, sum)
 				}, func(err error) {
 					if lenient {
 						f.unreadable = append(f.unreadable, err)
@@ -413,6 +511,7 @@ func loadRegistryWith(crds, inputs []string, stderr io.Writer, lenient bool) (*r
 			f.heads = make([]crdHead, len(f.ds))
 			f.crds = make([]bool, len(f.ds))
 			f.lazy = make([]*docs.Chunk, len(f.ds))
+			f.sums = make([]*[32]byte, len(f.ds))
 			for k, d := range f.ds {
 				f.heads[k], f.crds[k] = isCRD(d.JSON)
 			}
@@ -443,7 +542,7 @@ func loadRegistryWith(crds, inputs []string, stderr io.Writer, lenient bool) (*r
 			reg.unreadable = append(reg.unreadable, f.unreadable...)
 			for k, d := range f.ds {
 				if f.crds[k] {
-					reg.addLazy(&lazyCRD{doc: d, head: f.heads[k], chunk: f.lazy[k]}, i == 1)
+					reg.addLazy(&lazyCRD{doc: d, head: f.heads[k], chunk: f.lazy[k], cache: reg.cache, sum: f.sums[k]}, i == 1)
 				}
 			}
 		}
@@ -462,7 +561,10 @@ func loadRegistryWith(crds, inputs []string, stderr io.Writer, lenient bool) (*r
 // head and whether it is a CRD. A document that cannot be converted goes
 // to fail; unless lenient, the documents after it are left out, as
 // splitCRDs leaves them.
-func splitLazy(file string, data []byte, lenient bool, add func(d docs.Doc, c *docs.Chunk, h crdHead, crd bool), fail func(error)) {
+//
+// With a cache, the heads come from it when an earlier run read them, and
+// add gets the SHA-256 of a chunk it gets (sum; nil without a cache).
+func splitLazy(file string, data []byte, lenient bool, ch *cache, add func(d docs.Doc, c *docs.Chunk, sum *[32]byte, h crdHead, crd bool), fail func(error)) {
 	chunks, err := docs.Chunks(file, data)
 	if err != nil {
 		fail(err)
@@ -471,17 +573,20 @@ func splitLazy(file string, data []byte, lenient bool, add func(d docs.Doc, c *d
 	index := 0
 	for k := range chunks {
 		c := &chunks[k]
-		if t := bytes.TrimLeft(c.Text, " \t\n"); len(t) == 0 || t[0] != '{' {
-			if h, ok := yamlCRDHead(c.Text); ok {
-				switch {
-				case h.APIVersion == "apiextensions.k8s.io/v1" && h.Kind == "CustomResourceDefinition":
-					add(docs.Doc{File: file, Index: index, Line: c.Line}, c, h, true)
-					index++
-					continue
-				case !isCRDList(h.APIVersion, h.Kind):
-					index++ // not a CRD (converting it would give a document: YAML read it as a mapping)
-					continue
-				}
+		var sum *[32]byte
+		if ch != nil {
+			s := sha256.Sum256(c.Text)
+			sum = &s
+		}
+		if h, ok := textCRDHead(ch, sum, c.Text); ok {
+			switch {
+			case h.APIVersion == "apiextensions.k8s.io/v1" && h.Kind == "CustomResourceDefinition":
+				add(docs.Doc{File: file, Index: index, Line: c.Line}, c, sum, h, true)
+				index++
+				continue
+			case !isCRDList(h.APIVersion, h.Kind):
+				index++ // not a CRD (converting it would give a document: YAML or JSON read it as a mapping)
+				continue
 			}
 		}
 		js, warnings, err := c.Convert()
@@ -504,7 +609,7 @@ func splitLazy(file string, data []byte, lenient bool, add func(d docs.Doc, c *d
 		}
 		for _, d := range ds {
 			h, crd := isCRD(d.JSON)
-			add(d, nil, h, crd)
+			add(d, nil, nil, h, crd)
 		}
 		if ierr != nil {
 			fail(ierr)
@@ -577,10 +682,11 @@ func (r *registry) prefetch(keys []string) {
 }
 
 // close stops the background compilation and waits for the compilations in
-// progress.
+// progress and the cache's writes.
 func (r *registry) close() {
 	r.closeOnce.Do(func() { close(r.stop) })
 	r.wg.Wait()
+	r.cache.wait()
 }
 
 // typeMetaHints returns, for each document of a file, the apiVersion and

@@ -214,6 +214,7 @@ func validate(args []string, stdout, stderr io.Writer) int {
 	var quiet bool
 	fs.BoolVar(&quiet, "q", false, "print only the refused objects (and errors); the summary line still goes to standard error")
 	fs.BoolVar(&quiet, "quiet", false, "the same as -q")
+	openCache := cacheFlag(fs)
 	paths, status, ok := fs.parse(args, stdout, stderr)
 	if !ok {
 		return status
@@ -237,7 +238,7 @@ func validate(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fs.usageError(stderr, "%v", err)
 	}
-	reg, status := loadRegistryWith(crds, paths, stderr, true)
+	reg, status := loadRegistryWith(crds, paths, stderr, true, openCache())
 	defer reg.close()
 	live, err := loadLive(old)
 	if err != nil {
