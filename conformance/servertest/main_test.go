@@ -47,6 +47,14 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	// The crdkit binaries the CLI tests build keep a cache of CRD work:
+	// give them a directory of this run's, not the user's cache.
+	cacheDir, err := os.MkdirTemp("", "crdkit-servertest-cache-")
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "servertest: %v\n", err)
+		os.Exit(1)
+	}
+	os.Setenv("CRDKIT_CACHE_DIR", cacheDir)
 	start := time.Now()
 	s, err := oracle.New(oracle.Options{})
 	if err != nil {
@@ -57,6 +65,7 @@ func TestMain(m *testing.M) {
 	startTook = time.Since(start)
 	code := m.Run()
 	s.Close()
+	os.RemoveAll(cacheDir)
 	os.Exit(code)
 }
 
