@@ -35,14 +35,16 @@ var cliBenchObjects = []string{
 // reading the CRD, compiling it) weigh little in the cost per document.
 const cliBenchDocs = 1000
 
-// BenchmarkCLIPerDocument/<crd>/<object>/{cli-one,cli-json,cli-yaml,createjson}
+// BenchmarkCLIPerDocument/<crd>/<object>/{cli-one,cli-json,cli-yaml,cli-stream,createjson}
 // sets the CLI's cost per document beside Version.CreateJSON's on the same
 // bytes. cli-one is the run's fixed cost: the same run on one JSON file
 // (reading and compiling the CRD, for the most part); the cost of a
 // document is then (cli-json - cli-one) / (cliBenchDocs - 1). cli-json runs `crdkit validate -o json --crds CRD DIR` (the run
 // function, output discarded) on a directory of cliBenchDocs files holding
 // each the object's JSON, one worker; cli-yaml the same with the object's
-// YAML as the corpus writes it. createjson is Version.CreateJSON on the
+// YAML as the corpus writes it; cli-stream the same YAML documents in one
+// file, separated by --- lines (a manifest of many objects: no per-file
+// cost). createjson is Version.CreateJSON on the
 // JSON bytes with the CLI's options (Strict, managed fields omitted). The
 // sub-benchmarks report ns/doc (the run's wall time over its documents)
 // and cpu-ns/doc (the process's CPU time, every thread, over them).
@@ -99,6 +101,21 @@ func BenchmarkCLIPerDocument(b *testing.B) {
 				}
 			}
 		}
+		// stream: the same YAML documents in one file, separated by ---
+		// (a manifest file of many objects): no per-file cost.
+		if err := os.MkdirAll(filepath.Join(dir, "stream"), 0o755); err != nil {
+			b.Fatal(err)
+		}
+		stream := make([]byte, 0, cliBenchDocs*(len(y)+4))
+		for i := range cliBenchDocs {
+			if i > 0 {
+				stream = append(stream, "---\n"...)
+			}
+			stream = append(stream, y...)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "stream", "all.yaml"), stream, 0o644); err != nil {
+			b.Fatal(err)
+		}
 		if err := os.MkdirAll(filepath.Join(dir, "one"), 0o755); err != nil {
 			b.Fatal(err)
 		}
@@ -106,7 +123,7 @@ func BenchmarkCLIPerDocument(b *testing.B) {
 			b.Fatal(err)
 		}
 		prefix := strings.ToLower(tm.Kind) + "/" + name
-		for _, sub := range []string{"one", "json", "yaml"} {
+		for _, sub := range []string{"one", "json", "yaml", "stream"} {
 			docs := cliBenchDocs
 			if sub == "one" {
 				docs = 1

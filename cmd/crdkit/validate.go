@@ -247,6 +247,7 @@ func validate(args []string, stdout, stderr io.Writer) int {
 	}
 	opts := validateOptions{builtins: sync.OnceValue(builtin.New), create: crdkit.CreateOptions{FieldValidation: mode, Namespace: *ns, ManagedFields: crdkit.ManagedFields{Omit: true}}, live: live, status: *subresource == "status"}
 	w := newResultWriter(stdout, *out)
+	w.buffer()
 	progress := newProgress(stderr)
 	var sum summary
 	sum.kinds = !kinds.empty()
@@ -264,6 +265,9 @@ func validate(args []string, stdout, stderr io.Writer) int {
 		}
 		return outcome{r: r, err: err}
 	}, func(o outcome) {
+		if progress.on {
+			w.flush() // before the progress line
+		}
 		progress.tick()
 		switch {
 		case o.r.Skipped:
@@ -282,6 +286,7 @@ func validate(args []string, stdout, stderr io.Writer) int {
 			if errors.Is(o.err, errNoCRD) {
 				sum.unserved++
 			}
+			w.flush()
 			fmt.Fprintf(stderr, "crdkit: %v\n", o.err)
 			w.fail(o.err)
 			sum.errors++
@@ -298,7 +303,8 @@ func validate(args []string, stdout, stderr io.Writer) int {
 		if !quiet || !o.r.NotChecked && !o.r.Allowed || w.all() {
 			w.write(o.r)
 		}
-	}, checkOptions{uncheckedJSON: true, read: reg.read})
+	}, checkOptions{uncheckedJSON: true, read: reg.read, idle: w.flush})
+	w.flush()
 	for _, err := range reg.unreadable {
 		// A --crds document that could not be read may have been the CRD
 		// of a document that found none: then it is an error; else no
@@ -384,7 +390,14 @@ type checkOptions struct {
 	uncheckedJSON bool
 	// read reads an input (docs.ReadFile when nil).
 	read func(path string) ([]byte, error)
+	// idle is called, on the goroutine that calls emit, whenever the next
+	// outcome is not ready yet (to flush buffered output).
+	idle func()
 }
+
+// idleAfter is how long checkAllWith's printer waits for the next outcome
+// before it calls checkOptions.idle.
+const idleAfter = 20 * time.Millisecond
 
 // checkAllWith is checkAll with opts; with uncheckedJSON, a document that starts
 // with "{" is handed to check as it is, without checking that it is JSON
@@ -395,6 +408,10 @@ type checkOptions struct {
 // of side effects (validate's is).
 func checkAllWith(inputs []string, workers int, stderr io.Writer, status *int, isList func(apiVersion, kind string) bool, check func(docs.Doc) outcome, emit func(outcome), opts checkOptions) int {
 	uncheckedJSON := opts.uncheckedJSON
+	idle := opts.idle
+	if idle == nil {
+		idle = func() {}
+	}
 	read := opts.read
 	if read == nil {
 		read = docs.ReadFile
@@ -456,8 +473,44 @@ func checkAllWith(inputs []string, workers int, stderr io.Writer, status *int, i
 	go func() {
 		defer close(printed)
 		index := map[string]int{}
-		for done := range pending {
-			co := <-done
+		// idle is called when the next outcome has not come for a while
+		// (a slow document, or a slow input), not each time it is not
+		// ready at once: with one worker the printer is nearly always
+		// ahead, and output written at every wait would cost a system
+		// call per document.
+		timer := time.NewTimer(time.Hour)
+		timer.Stop()
+		for {
+			var done chan chunkOutcome
+			var ok bool
+			select {
+			case done, ok = <-pending:
+			default:
+				timer.Reset(idleAfter)
+				select {
+				case done, ok = <-pending:
+				case <-timer.C:
+					idle()
+					done, ok = <-pending
+				}
+				timer.Stop()
+			}
+			if !ok {
+				break
+			}
+			var co chunkOutcome
+			select {
+			case co = <-done:
+			default:
+				timer.Reset(idleAfter)
+				select {
+				case co = <-done:
+				case <-timer.C:
+					idle()
+					co = <-done
+				}
+				timer.Stop()
+			}
 			if !co.counts {
 				continue
 			}
