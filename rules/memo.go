@@ -25,13 +25,12 @@ import (
 // CRD (or per batch of CRDs). It is safe for concurrent use.
 type Compiler struct {
 	mu    sync.Mutex
-	envs  map[envKey]*cel.Env
 	rules map[ruleKey]memoRule
 }
 
 // NewCompiler returns an empty Compiler.
 func NewCompiler() *Compiler {
-	return &Compiler{envs: map[envKey]*cel.Env{}, rules: map[ruleKey]memoRule{}}
+	return &Compiler{rules: map[ruleKey]memoRule{}}
 }
 
 // Check is the package's Check, remembering compilations in c.
@@ -134,28 +133,6 @@ func keyOf(d *apiservercel.DeclType) declKey {
 	var k declKey
 	h.Sum(k[:0])
 	return k
-}
-
-// env returns the environment of a kind for self (with an optional
-// oldSelf or not), built by build the first time.
-func (c *Compiler) env(k envKey, build func() (*cel.Env, error)) (*cel.Env, error) {
-	if c == nil {
-		return build()
-	}
-	c.mu.Lock()
-	es, ok := c.envs[k]
-	c.mu.Unlock()
-	if ok {
-		return es, nil
-	}
-	es, err := build()
-	if err != nil {
-		return nil, err
-	}
-	c.mu.Lock()
-	c.envs[k] = es
-	c.mu.Unlock()
-	return es, nil
 }
 
 func (c *Compiler) lookup(k ruleKey) (memoRule, bool) {
