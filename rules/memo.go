@@ -18,19 +18,30 @@ import (
 // compilation, so that a rule met again against a type of the same shape,
 // in the same environment, is not compiled again: the CRD checks of a
 // create or an update compile the rules of a node for the node itself and
-// again for every default above it, and CRDs repeat the same types with
-// the same rules (the filters of Gateway API routes, the versions of one
-// kind). What it returns is what the functions of the same names return.
-// Its memory grows with the distinct rules and types it meets: use one per
-// CRD (or per batch of CRDs). It is safe for concurrent use.
-type Compiler struct {
+// again for every default above it, CRDs repeat the same types with the
+// same rules (the filters of Gateway API routes, the versions of one
+// kind), and the revisions of a CRD keep most of their rules. What it
+// returns is what the functions of the same names return. Every Compiler
+// shares one process-wide memory of compilations (a compilation depends
+// only on what its key holds), dropped whole when it reaches maxRules
+// entries. It is safe for concurrent use.
+type Compiler struct{ m *memo }
+
+// memo is a memory of compilations.
+type memo struct {
 	mu    sync.Mutex
 	rules map[ruleKey]memoRule
 }
 
+// maxRules bounds the compilations remembered (a compilation holds its
+// checked expressions and, once used, its programs: a few tens of KB).
+const maxRules = 1 << 13
+
+var processMemo = &memo{rules: map[ruleKey]memoRule{}}
+
 // NewCompiler returns an empty Compiler.
 func NewCompiler() *Compiler {
-	return &Compiler{rules: map[ruleKey]memoRule{}}
+	return &Compiler{m: processMemo}
 }
 
 // Check is the package's Check, remembering compilations in c.
@@ -139,9 +150,9 @@ func (c *Compiler) lookup(k ruleKey) (memoRule, bool) {
 	if c == nil {
 		return memoRule{}, false
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	m, ok := c.rules[k]
+	c.m.mu.Lock()
+	defer c.m.mu.Unlock()
+	m, ok := c.m.rules[k]
 	return m, ok
 }
 
@@ -154,9 +165,12 @@ func (c *Compiler) store(k ruleKey, cr compiledRule) {
 		m.env, m.ast, m.msg = cr.fast.env, cr.fast.ast, cr.fast.msg
 	}
 	m.cr.fast, m.cr.fieldPath = nil, ""
-	c.mu.Lock()
-	c.rules[k] = m
-	c.mu.Unlock()
+	c.m.mu.Lock()
+	if len(c.m.rules) >= maxRules {
+		clear(c.m.rules)
+	}
+	c.m.rules[k] = m
+	c.m.mu.Unlock()
 }
 
 // reuse is the remembered compilation of r for node n.
