@@ -3,11 +3,14 @@ package rules
 import (
 	"crypto/sha256"
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"github.com/google/cel-go/cel"
+	"github.com/google/cel-go/common/types/ref"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	apiservercel "k8s.io/apiserver/pkg/cel"
 
@@ -133,8 +136,12 @@ func keyOf(d *apiservercel.DeclType) declKey {
 			} else {
 				num(0)
 			}
-			str(fmt.Sprint(f.EnumValues()))
-			str(fmt.Sprint(f.DefaultValue()))
+			ev := f.EnumValues()
+			num(int64(len(ev)))
+			for _, e := range ev {
+				str(valueKey(e))
+			}
+			str(valueKey(f.DefaultValue()))
 			write(f.Type, depth+1)
 		}
 		write(d.KeyType, depth+1)
@@ -186,4 +193,27 @@ func (m memoRule) reuse(r schema.ValidationRule, n *node, decl *apiservercel.Dec
 		}
 	}
 	return cr
+}
+
+// keyNonce makes the keys of values valueKey cannot write unique.
+var keyNonce atomic.Uint64
+
+// valueKey writes a field's default or enum value by content (the JSON
+// values of a schema; a type's zero value, which its type already
+// determines, by its Go type): never by address, which another value may
+// reuse later. A value it cannot write gets a key no other has.
+func valueKey(v ref.Val) string {
+	if v == nil {
+		return "<nil>"
+	}
+	switch x := v.Value().(type) {
+	case *apiservercel.ObjectValue, *apiservercel.MapValue, *apiservercel.ListValue:
+		return fmt.Sprintf("zero %T", x)
+	default:
+		b, err := json.Marshal(x)
+		if err != nil {
+			return fmt.Sprintf("unique %d", keyNonce.Add(1))
+		}
+		return fmt.Sprintf("%T %s", x, b)
+	}
 }
