@@ -18,8 +18,8 @@ import (
 // same. Each cache is dropped whole when it reaches its bound, so that a
 // process checking any number of CRDs keeps a bounded memory.
 const (
-	maxParsed = 1 << 14 // texts (a parsed expression is a few KB)
-	maxEnvs   = 1 << 10 // environments (tens of KB each)
+	maxParsed = 1 << 12 // texts (a parsed expression: a few KB)
+	maxEnvs   = 1 << 9  // environments (about 30 KB each for a small type)
 )
 
 type parseKey struct {

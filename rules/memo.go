@@ -37,8 +37,10 @@ type memo struct {
 }
 
 // maxRules bounds the compilations remembered (a compilation holds its
-// checked expressions and, once used, its programs: a few tens of KB).
-const maxRules = 1 << 13
+// checked expressions, its environment and, once used, its programs:
+// about 30 KB with an environment of its own; 2048 of them, at most some
+// 60 MB for small types).
+const maxRules = 1 << 11
 
 var processMemo = &memo{rules: map[ruleKey]memoRule{}}
 
