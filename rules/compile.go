@@ -272,10 +272,7 @@ func compileRules(c *Compiler, rs []schema.ValidationRule, n *node, decl *apiser
 		return nil, errors.New("failed to convert to declType for CEL validation rules")
 	}
 	self := decl.MaybeAssignTypeName(selfTypeName)
-	var key declKey
-	if c != nil {
-		key = keyOf(self)
-	}
+	key := keyOf(self)
 	// Each environment (stored or new expressions, with an optional oldSelf
 	// or not) is built only when a rule asks for it: building one costs
 	// about as much as compiling a rule. (The server builds the four;
@@ -293,7 +290,7 @@ func compileRules(c *Compiler, rs []schema.ValidationRule, n *node, decl *apiser
 			if opt {
 				old = types.NewOptionalType(old)
 			}
-			built[o][ek], envErr = c.env(envKey{key, opt, ek}, func() (*cel.Env, error) { return ruleEnv(base, ek, self, old) })
+			built[o][ek], envErr = sharedEnv(envKey{key, opt, ek}, func() (*cel.Env, error) { return ruleEnv(base, ek, self, old) })
 		}
 		return built[o][ek]
 	}
@@ -366,11 +363,12 @@ func compileRule(r schema.ValidationRule, n *node, envOf func(envKind) *cel.Env,
 	if strings.TrimSpace(r.Rule) == "" {
 		return cr
 	}
-	env := envOf(pick.rule(r.Rule))
+	ek := pick.rule(r.Rule)
+	env := envOf(ek)
 	if env == nil {
 		return cr // the environment could not be built: compileRules reports it
 	}
-	ast, iss := env.Compile(r.Rule)
+	ast, iss := compileExpr(env, ek, r.Rule)
 	if iss != nil {
 		cr.err = invalidErr("compilation failed: " + iss.String())
 		return cr
@@ -403,7 +401,8 @@ func compileRule(r schema.ValidationRule, n *node, envOf func(envKind) *cel.Env,
 	cr.maxCost, cr.cardinality, cr.prog = cost.Max, card, prog
 	cr.fast = &lazyFast{env: env, ast: ast, decl: decl}
 	if r.MessageExpression != "" {
-		cr.msgProg, cr.msgMaxCost, cr.fast.msg, cr.msgErr = compileMessage(r.MessageExpression, envOf(pick.message(r.MessageExpression)), est)
+		mk := pick.message(r.MessageExpression)
+		cr.msgProg, cr.msgMaxCost, cr.fast.msg, cr.msgErr = compileMessage(r.MessageExpression, envOf(mk), mk, est)
 		if cr.msgErr != nil {
 			return cr
 		}
@@ -416,11 +415,11 @@ func compileRule(r schema.ValidationRule, n *node, envOf func(envKind) *cel.Env,
 	return cr
 }
 
-func compileMessage(expr string, env *cel.Env, est *library.CostEstimator) (*plannedProg, uint64, *cel.Ast, *apiservercel.Error) {
+func compileMessage(expr string, env *cel.Env, ek envKind, est *library.CostEstimator) (*plannedProg, uint64, *cel.Ast, *apiservercel.Error) {
 	if env == nil {
 		return nil, 0, nil, internalErr("environment could not be built") // compileRules reports it
 	}
-	ast, iss := env.Compile(expr)
+	ast, iss := compileExpr(env, ek, expr)
 	if iss != nil {
 		return nil, 0, nil, invalidErr("messageExpression compilation failed: " + iss.String())
 	}

@@ -3,11 +3,14 @@ package rules
 import (
 	"crypto/sha256"
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"github.com/google/cel-go/cel"
+	"github.com/google/cel-go/common/types/ref"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	apiservercel "k8s.io/apiserver/pkg/cel"
 
@@ -18,20 +21,32 @@ import (
 // compilation, so that a rule met again against a type of the same shape,
 // in the same environment, is not compiled again: the CRD checks of a
 // create or an update compile the rules of a node for the node itself and
-// again for every default above it, and CRDs repeat the same types with
-// the same rules (the filters of Gateway API routes, the versions of one
-// kind). What it returns is what the functions of the same names return.
-// Its memory grows with the distinct rules and types it meets: use one per
-// CRD (or per batch of CRDs). It is safe for concurrent use.
-type Compiler struct {
+// again for every default above it, CRDs repeat the same types with the
+// same rules (the filters of Gateway API routes, the versions of one
+// kind), and the revisions of a CRD keep most of their rules. What it
+// returns is what the functions of the same names return. Every Compiler
+// shares one process-wide memory of compilations (a compilation depends
+// only on what its key holds), dropped whole when it reaches maxRules
+// entries. It is safe for concurrent use.
+type Compiler struct{ m *memo }
+
+// memo is a memory of compilations.
+type memo struct {
 	mu    sync.Mutex
-	envs  map[envKey]*cel.Env
 	rules map[ruleKey]memoRule
 }
 
+// maxRules bounds the compilations remembered (a compilation holds its
+// checked expressions, its environment and, once used, its programs:
+// about 30 KB with an environment of its own; 2048 of them, at most some
+// 60 MB for small types).
+const maxRules = 1 << 11
+
+var processMemo = &memo{rules: map[ruleKey]memoRule{}}
+
 // NewCompiler returns an empty Compiler.
 func NewCompiler() *Compiler {
-	return &Compiler{envs: map[envKey]*cel.Env{}, rules: map[ruleKey]memoRule{}}
+	return &Compiler{m: processMemo}
 }
 
 // Check is the package's Check, remembering compilations in c.
@@ -123,8 +138,12 @@ func keyOf(d *apiservercel.DeclType) declKey {
 			} else {
 				num(0)
 			}
-			str(fmt.Sprint(f.EnumValues()))
-			str(fmt.Sprint(f.DefaultValue()))
+			ev := f.EnumValues()
+			num(int64(len(ev)))
+			for _, e := range ev {
+				str(valueKey(e))
+			}
+			str(valueKey(f.DefaultValue()))
 			write(f.Type, depth+1)
 		}
 		write(d.KeyType, depth+1)
@@ -136,35 +155,13 @@ func keyOf(d *apiservercel.DeclType) declKey {
 	return k
 }
 
-// env returns the environment of a kind for self (with an optional
-// oldSelf or not), built by build the first time.
-func (c *Compiler) env(k envKey, build func() (*cel.Env, error)) (*cel.Env, error) {
-	if c == nil {
-		return build()
-	}
-	c.mu.Lock()
-	es, ok := c.envs[k]
-	c.mu.Unlock()
-	if ok {
-		return es, nil
-	}
-	es, err := build()
-	if err != nil {
-		return nil, err
-	}
-	c.mu.Lock()
-	c.envs[k] = es
-	c.mu.Unlock()
-	return es, nil
-}
-
 func (c *Compiler) lookup(k ruleKey) (memoRule, bool) {
 	if c == nil {
 		return memoRule{}, false
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	m, ok := c.rules[k]
+	c.m.mu.Lock()
+	defer c.m.mu.Unlock()
+	m, ok := c.m.rules[k]
 	return m, ok
 }
 
@@ -177,9 +174,12 @@ func (c *Compiler) store(k ruleKey, cr compiledRule) {
 		m.env, m.ast, m.msg = cr.fast.env, cr.fast.ast, cr.fast.msg
 	}
 	m.cr.fast, m.cr.fieldPath = nil, ""
-	c.mu.Lock()
-	c.rules[k] = m
-	c.mu.Unlock()
+	c.m.mu.Lock()
+	if len(c.m.rules) >= maxRules {
+		clear(c.m.rules)
+	}
+	c.m.rules[k] = m
+	c.m.mu.Unlock()
 }
 
 // reuse is the remembered compilation of r for node n.
@@ -195,4 +195,27 @@ func (m memoRule) reuse(r schema.ValidationRule, n *node, decl *apiservercel.Dec
 		}
 	}
 	return cr
+}
+
+// keyNonce makes the keys of values valueKey cannot write unique.
+var keyNonce atomic.Uint64
+
+// valueKey writes a field's default or enum value by content (the JSON
+// values of a schema; a type's zero value, which its type already
+// determines, by its Go type): never by address, which another value may
+// reuse later. A value it cannot write gets a key no other has.
+func valueKey(v ref.Val) string {
+	if v == nil {
+		return "<nil>"
+	}
+	switch x := v.Value().(type) {
+	case *apiservercel.ObjectValue, *apiservercel.MapValue, *apiservercel.ListValue:
+		return fmt.Sprintf("zero %T", x)
+	default:
+		b, err := json.Marshal(x)
+		if err != nil {
+			return fmt.Sprintf("unique %d", keyNonce.Add(1))
+		}
+		return fmt.Sprintf("%T %s", x, b)
+	}
 }

@@ -1,0 +1,107 @@
+package rules
+
+import (
+	"sync"
+
+	"github.com/google/cel-go/cel"
+	"github.com/google/cel-go/common"
+	exprpb "google.golang.org/genproto/googleapis/api/expr/v1alpha1"
+)
+
+// Process-wide caches of what depends only on the text of an expression
+// or on the shape of a type: cel-go's parse of a text (the parser options
+// of an environment are those of its kind's base environment: extending
+// it with variables and a type provider adds none) and the environment of
+// a kind extended with self and oldSelf of a type shape (an environment
+// never changes once built and is safe for concurrent use). The server
+// parses and extends again at every compilation; the results are the
+// same. Each cache is dropped whole when it reaches its bound, so that a
+// process checking any number of CRDs keeps a bounded memory.
+const (
+	maxParsed = 1 << 12 // texts (a parsed expression: a few KB)
+	maxEnvs   = 1 << 9  // environments (about 30 KB each for a small type)
+)
+
+type parseKey struct {
+	kind envKind
+	text string
+}
+
+var (
+	parsedMu sync.RWMutex
+	parsed   = map[parseKey]*exprpb.ParsedExpr{}
+
+	envsMu sync.RWMutex
+	envs   = map[envKey]*cel.Env{}
+)
+
+// compileExpr is env.Compile(text) for env of kind ek: the text is parsed
+// once per kind (an error is not remembered: the text is parsed again, by
+// env, to report it) and each compilation type-checks a fresh copy of the
+// parsed expression (cel-go's checker rewrites the tree it checks).
+func compileExpr(env *cel.Env, ek envKind, text string) (*cel.Ast, *cel.Issues) {
+	k := parseKey{ek, text}
+	parsedMu.RLock()
+	pe := parsed[k]
+	parsedMu.RUnlock()
+	if pe == nil {
+		a, iss := env.Parse(text)
+		if iss.Err() != nil {
+			return nil, iss
+		}
+		var err error
+		if pe, err = cel.AstToParsedExpr(a); err != nil {
+			return env.Compile(text)
+		}
+		parsedMu.Lock()
+		if len(parsed) >= maxParsed {
+			clear(parsed)
+		}
+		parsed[k] = pe
+		parsedMu.Unlock()
+	}
+	checked, iss := env.Check(cel.ParsedExprToAstWithSource(pe, common.NewTextSource(text)))
+	if iss.Err() != nil {
+		return nil, iss
+	}
+	return checked, iss
+}
+
+// sharedEnv is the environment of key k, built by build the first time (a
+// failed build is not remembered).
+func sharedEnv(k envKey, build func() (*cel.Env, error)) (*cel.Env, error) {
+	envsMu.RLock()
+	e := envs[k]
+	envsMu.RUnlock()
+	if e != nil {
+		return e, nil
+	}
+	e, err := build()
+	if err != nil {
+		return nil, err
+	}
+	envsMu.Lock()
+	if len(envs) >= maxEnvs {
+		clear(envs)
+	}
+	envs[k] = e
+	envsMu.Unlock()
+	return e, nil
+}
+
+// DropCaches empties the process-wide caches: parsed expressions, rule
+// environments and the compilations every Compiler shares. Nothing else
+// changes: later compilations give the same results, at the cost of a
+// first compilation. For measurements of first compilations, or to free
+// the caches' memory at once.
+func DropCaches() {
+	parsedMu.Lock()
+	clear(parsed)
+	parsedMu.Unlock()
+	envsMu.Lock()
+	clear(envs)
+	envsMu.Unlock()
+	processMemo.mu.Lock()
+	clear(processMemo.rules)
+	processMemo.mu.Unlock()
+}
