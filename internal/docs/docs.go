@@ -172,7 +172,6 @@ func ReadFileInto(file string, buf []byte) ([]byte, error) {
 	return data, nil
 }
 
-var separator = regexp.MustCompile(`^---(\s.*)?$`)
 var yamlLine = regexp.MustCompile(`line (\d+)`)
 
 // Split splits data into YAML documents (a JSON file is one document).
@@ -223,7 +222,9 @@ func Chunks(file string, data []byte) ([]Chunk, error) {
 			lineEnd, next = pos+i, pos+i+1
 		}
 		n++
-		if isSeparator(data[pos:lineEnd]) {
+		if sep, err := separatorLine(file, n, data[pos:lineEnd]); err != nil {
+			return nil, err
+		} else if sep {
 			chunks = append(chunks, Chunk{File: file, Line: startLine, Text: data[start:pos:pos]})
 			start, startLine = next, n+1
 		}
@@ -239,13 +240,20 @@ func Chunks(file string, data []byte) ([]Chunk, error) {
 	return dropBlank(chunks), nil
 }
 
-// isSeparator reports whether a line (without its line end) is a YAML
-// document separator: "---" alone or followed by white space and anything.
-func isSeparator(l []byte) bool {
+// separatorLine reports whether a line (without its line end) is a YAML
+// document separator as kubectl's reader takes it (k8s.io/apimachinery's
+// yaml.NewYAMLReader): a line that starts with "---" is one when nothing
+// but white space or a comment follows; anything else after it is
+// kubectl's error "invalid Yaml document separator".
+func separatorLine(file string, n int, l []byte) (bool, error) {
 	if len(l) < 3 || l[0] != '-' || l[1] != '-' || l[2] != '-' {
-		return false
+		return false, nil
 	}
-	return separator.Match(l)
+	rest := bytes.TrimSpace(l[3:])
+	if len(rest) > 0 && rest[0] != '#' {
+		return false, &Error{File: file, Line: n, Err: fmt.Errorf("invalid Yaml document separator: %s", rest)}
+	}
+	return true, nil
 }
 
 // dropBlank keeps the chunks with a line that is neither blank nor a comment.
@@ -279,7 +287,9 @@ func chunksCopy(file string, data []byte) ([]Chunk, error) {
 	for sc.Scan() {
 		n++
 		l := sc.Bytes()
-		if isSeparator(bytes.TrimRight(l, "\r")) {
+		if sep, err := separatorLine(file, n, l); err != nil {
+			return nil, err
+		} else if sep {
 			chunks = append(chunks, cur)
 			cur = Chunk{File: file, Line: n + 1}
 			continue
