@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -21,6 +22,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apimachinery/pkg/util/uuid"
 	"k8s.io/apimachinery/pkg/watch"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -1053,6 +1055,14 @@ func (c *Client) DeleteAllOf(ctx context.Context, obj client.Object, opts ...cli
 // listLocked returns the objects of r a list at v selects, read at v, in
 // the list's order.
 func (c *Client) listLocked(r *resource, v *crdkit.Version, lo *metav1.ListOptions, ns string) ([]*snapshot, error) {
+	return c.listAtLocked(r, v, lo, ns, 0)
+}
+
+// listAtLocked is listLocked as of revision at (0: now): each key's entry
+// as it was then, which the watch history gives by undoing the writes
+// after at. A revision the history no longer reaches back to is etcd's
+// compacted revision: the server's 410 for a list page continued there.
+func (c *Client) listAtLocked(r *resource, v *crdkit.Version, lo *metav1.ListOptions, ns string, at int64) ([]*snapshot, error) {
 	var sel *crdkit.Selector
 	if lo.LabelSelector != "" || lo.FieldSelector != "" {
 		var err error
@@ -1061,16 +1071,44 @@ func (c *Client) listLocked(r *resource, v *crdkit.Version, lo *metav1.ListOptio
 			return nil, err
 		}
 	}
+	var then map[nsName]*entry // the entries at at of the keys written since (nil: absent)
+	if at > 0 && at < c.rv {
+		if c.historyDropped && (len(c.history) == 0 || c.history[0].obj.rv > at+1) {
+			return nil, errContinueExpired
+		}
+		for i := len(c.history) - 1; i >= 0 && c.history[i].obj.rv > at; i-- {
+			ev := c.history[i]
+			if ev.r != r {
+				continue
+			}
+			md := metadata(ev.obj.obj)
+			name, _ := md["name"].(string)
+			ons, _ := md["namespace"].(string)
+			if then == nil {
+				then = map[nsName]*entry{}
+			}
+			then[r.key(ons, name)] = ev.old
+		}
+	}
 	// The keys are in storage key order, the order crdkit's Select
 	// gives (it keeps the matching objects and sorts them): the
 	// matching snapshots in key order are its answer.
 	keys := r.keysIn(ns)
+	if then != nil {
+		keys = snapshotKeys(keys, then, ns, r.namespaced)
+	}
 	out := make([]*snapshot, 0, len(keys))
 	for _, sk := range keys {
 		if ns != "" && r.namespaced && sk.k.ns != ns {
 			continue
 		}
-		sn, err := readSnapshot(v, r.objs[sk.k])
+		e := r.objs[sk.k]
+		if then != nil {
+			if old, ok := then[sk.k]; ok {
+				e = old
+			}
+		}
+		sn, err := readSnapshot(v, e)
 		if err != nil {
 			return nil, err
 		}
@@ -1080,6 +1118,40 @@ func (c *Client) listLocked(r *resource, v *crdkit.Version, lo *metav1.ListOptio
 	}
 	return out, nil
 }
+
+// snapshotKeys returns keys (a range of the current keys) without those
+// absent at the snapshot and with those present then and deleted since
+// (then's keys with an entry), in order.
+func snapshotKeys(keys []storageKeyed, then map[nsName]*entry, ns string, namespaced bool) []storageKeyed {
+	out := make([]storageKeyed, 0, len(keys)+len(then))
+	for _, sk := range keys {
+		if e, ok := then[sk.k]; !ok || e != nil {
+			out = append(out, sk)
+		}
+	}
+	present := len(out)
+	for k, e := range then {
+		if e == nil || (ns != "" && namespaced && k.ns != ns) {
+			continue
+		}
+		sk := storageKeyed{k, k.ns + "/" + k.name}
+		if _, found := slices.BinarySearchFunc(out[:present], sk.s, compareStorageKeys); !found {
+			out = append(out, sk)
+		}
+	}
+	if len(out) > present {
+		slices.SortFunc(out, func(a, b storageKeyed) int { return strings.Compare(a.s, b.s) })
+	}
+	return out
+}
+
+// errContinueExpired is the server's answer to a continue token whose
+// revision etcd has compacted away (etcd3's handleCompactedErrorForPaging
+// also hands back a token continuing at the latest revision; crfake's
+// watch history, which serves as its etcd's, is dropped whole).
+var errContinueExpired = apierrors.NewResourceExpired("The provided continue parameter is too old " +
+	"to display a consistent list result. You can start a new list without " +
+	"the continue parameter.")
 
 // listGVK returns the kind of a list's items.
 func (c *Client) listGVK(list client.ObjectList) (schema.GroupVersionKind, error) {
@@ -1113,22 +1185,41 @@ func (c *Client) List(ctx context.Context, list client.ObjectList, opts ...clien
 	o := (&client.ListOptions{}).ApplyOptions(opts)
 	lo := o.AsListOptions()
 	var start string
+	var at int64 // the revision of the list's first page; 0: now
 	if lo.Continue != "" {
+		if lo.ResourceVersionMatch != "" {
+			return apierrors.NewInvalid(schema.GroupKind{Group: metav1.GroupName, Kind: "ListOptions"}, "", field.ErrorList{
+				field.Forbidden(field.NewPath("resourceVersionMatch"), "resourceVersionMatch is forbidden when continue is provided")})
+		}
 		var err error
-		if start, err = decodeContinue(lo.Continue); err != nil {
+		if start, at, err = decodeContinue(lo.Continue); err != nil {
 			return err
+		}
+		if lo.ResourceVersion != "" && lo.ResourceVersion != "0" {
+			return apierrors.NewBadRequest("specifying resource version is not allowed when using continue")
+		}
+		if at < 0 {
+			at = 0 // the server's token to continue at the latest revision
 		}
 	}
 	c.mu.Lock()
-	items, err := c.listLocked(r, v, lo, o.Namespace)
+	items, err := c.listAtLocked(r, v, lo, o.Namespace, at)
 	rv := c.rv
+	if at > 0 && at < rv {
+		rv = at
+	}
 	c.mu.Unlock()
 	if err != nil {
 		return err
 	}
 	if start != "" {
+		// The token's key is relative to the list's key range: a
+		// namespace's objects, or all.
+		if r.namespaced && o.Namespace != "" {
+			start = o.Namespace + "/" + start
+		}
 		i := 0
-		for i < len(items) && storageKey(r, items[i].obj) <= start {
+		for i < len(items) && storageKey(r, items[i].obj) < start {
 			i++
 		}
 		items = items[i:]
@@ -1137,7 +1228,11 @@ func (c *Client) List(ctx context.Context, list client.ObjectList, opts ...clien
 	if lo.Limit > 0 && int64(len(items)) > lo.Limit {
 		rest := int64(len(items)) - lo.Limit
 		items = items[:lo.Limit]
-		md["continue"] = encodeContinue(rv, storageKey(r, items[len(items)-1].obj))
+		last := storageKey(r, items[len(items)-1].obj)
+		if r.namespaced && o.Namespace != "" {
+			last = strings.TrimPrefix(last, o.Namespace+"/")
+		}
+		md["continue"] = encodeContinue(rv, last)
 		if lo.LabelSelector == "" && lo.FieldSelector == "" {
 			md["remainingItemCount"] = rest
 		}
@@ -1196,31 +1291,38 @@ type continueToken struct {
 	StartKey        string `json:"start"`
 }
 
-// decodeContinue returns the key a continue token starts after, or the
+// decodeContinue returns the key a continue token starts at (the server's
+// tokens end it in a NUL: the key after the last one listed) and the
+// revision of the list's first page (negative: the latest), or the
 // server's 400 for a token it refuses, checked in the server's order.
-func decodeContinue(tok string) (string, error) {
+func decodeContinue(tok string) (string, int64, error) {
 	bad := func(msg string) error {
 		return apierrors.NewBadRequest("invalid continue token: " + msg)
 	}
 	const invalid = "continue key is not valid"
 	data, err := base64.RawURLEncoding.DecodeString(tok)
 	if err != nil {
-		return "", bad(invalid + ": " + err.Error())
+		return "", 0, bad(invalid + ": " + err.Error())
 	}
 	var t continueToken
 	if err := json.Unmarshal(data, &t); err != nil {
-		return "", bad(invalid + ": " + err.Error())
+		return "", 0, bad(invalid + ": " + err.Error())
 	}
 	if t.APIVersion != "meta.k8s.io/v1" {
-		return "", bad(invalid + ": server does not recognize this encoded version " + t.APIVersion)
+		return "", 0, bad(invalid + ": server does not recognize this encoded version " + t.APIVersion)
 	}
 	if t.ResourceVersion == 0 {
-		return "", bad(invalid + ": incorrect encoded start resourceVersion (version meta.k8s.io/v1)")
+		return "", 0, bad(invalid + ": incorrect encoded start resourceVersion (version meta.k8s.io/v1)")
 	}
 	if t.StartKey == "" {
-		return "", bad(invalid + ": encoded start key empty (version meta.k8s.io/v1)")
+		return "", 0, bad(invalid + ": encoded start key empty (version meta.k8s.io/v1)")
 	}
-	return strings.TrimSuffix(t.StartKey, "\x00"), nil
+	// The server refuses a key that path cleaning changes (one that
+	// would reach out of the list's key range).
+	if k := "/" + strings.TrimPrefix(t.StartKey, "/"); path.Clean(k) != k {
+		return "", 0, bad(invalid + ": " + t.StartKey)
+	}
+	return strings.TrimPrefix(t.StartKey, "/"), t.ResourceVersion, nil
 }
 
 // Scheme implements client.Client.
