@@ -1153,6 +1153,10 @@ var errContinueExpired = apierrors.NewResourceExpired("The provided continue par
 	"to display a consistent list result. You can start a new list without " +
 	"the continue parameter.")
 
+// errListExpired is the server's answer to a list at a resourceVersion
+// etcd has compacted away.
+var errListExpired = apierrors.NewResourceExpired("The resourceVersion for the provided list is too old.")
+
 // listGVK returns the kind of a list's items.
 func (c *Client) listGVK(list client.ObjectList) (schema.GroupVersionKind, error) {
 	if isNil(list) {
@@ -1202,13 +1206,30 @@ func (c *Client) List(ctx context.Context, list client.ObjectList, opts ...clien
 			at = 0 // the server's token to continue at the latest revision
 		}
 	}
+	// The watch cache answers resourceVersion "0" whole, without pages.
+	limit := lo.Limit
+	if lo.ResourceVersion == "0" {
+		limit = 0
+	}
 	c.mu.Lock()
+	gone := errContinueExpired
+	if lo.Continue == "" && lo.ResourceVersion != "" && lo.ResourceVersion != "0" &&
+		(lo.ResourceVersionMatch == metav1.ResourceVersionMatchExact || (lo.ResourceVersionMatch == "" && lo.Limit > 0)) {
+		// An exact resourceVersion: the list as of that revision (one
+		// not yet written, or not a revision, is read now).
+		if n, err := strconv.ParseInt(lo.ResourceVersion, 10, 64); err == nil && n > 0 && n <= c.rv {
+			at, gone = n, errListExpired
+		}
+	}
 	items, err := c.listAtLocked(r, v, lo, o.Namespace, at)
 	rv := c.rv
 	if at > 0 && at < rv {
 		rv = at
 	}
 	c.mu.Unlock()
+	if err == errContinueExpired {
+		err = gone
+	}
 	if err != nil {
 		return err
 	}
@@ -1225,9 +1246,9 @@ func (c *Client) List(ctx context.Context, list client.ObjectList, opts ...clien
 		items = items[i:]
 	}
 	md := map[string]any{"continue": "", "resourceVersion": strconv.FormatInt(rv, 10)}
-	if lo.Limit > 0 && int64(len(items)) > lo.Limit {
-		rest := int64(len(items)) - lo.Limit
-		items = items[:lo.Limit]
+	if limit > 0 && int64(len(items)) > limit {
+		rest := int64(len(items)) - limit
+		items = items[:limit]
 		last := storageKey(r, items[len(items)-1].obj)
 		if r.namespaced && o.Namespace != "" {
 			last = strings.TrimPrefix(last, o.Namespace+"/")

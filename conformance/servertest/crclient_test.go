@@ -2,6 +2,7 @@ package servertest
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -168,6 +169,25 @@ func (r *run) get(u *unstructured.Unstructured) *unstructured.Unstructured {
 	err := r.c.Get(r.ctx, client.ObjectKeyFromObject(u), g)
 	r.rec("get "+u.GetName(), g, err)
 	return g
+}
+
+// page records one page of a CronTab list in r.ns, continued from cont.
+func (r *run) page(op, cont string, opts ...client.ListOption) *unstructured.UnstructuredList {
+	l := &unstructured.UnstructuredList{}
+	l.SetAPIVersion(ctv1)
+	l.SetKind("CronTabList")
+	opts = append([]client.ListOption{client.InNamespace(r.ns)}, opts...)
+	if cont != "" {
+		opts = append(opts, client.Continue(cont))
+	}
+	r.rec(op, l, r.c.List(r.ctx, l, opts...))
+	return l
+}
+
+// sameRV records whether a later page's list resourceVersion is the first
+// page's (rec hides a list's resourceVersion: the server's is global).
+func (r *run) sameRV(op string, first, later *unstructured.UnstructuredList) {
+	r.out = append(r.out, fmt.Sprintf("%s resourceVersion is page 1's: %v", op, first.GetResourceVersion() == later.GetResourceVersion()))
 }
 
 func (r *run) list(apiVersion, kind string, opts ...client.ListOption) {
@@ -435,6 +455,110 @@ var crScenarios = []scenario{
 		l2.SetAPIVersion(ctv1)
 		l2.SetKind("CronTabList")
 		r.rec("list continue", l2, r.c.List(r.ctx, l2, client.InNamespace(r.ns), client.Limit(4), client.Continue(l.GetContinue())))
+	}},
+	{"list-pages-snapshot", [2]string{}, func(r *run) {
+		// Every page of a paginated list answers as of the first page:
+		// objects created, changed or deleted since do not show (changed
+		// ones show as they were), the list's resourceVersion and
+		// remainingItemCount are the first page's.
+		for _, n := range []string{"a", "b", "c", "d", "e", "f"} {
+			r.rec("create "+n, nil, r.c.Create(r.ctx, r.ct(n, `{"cronSpec":"1"}`)))
+		}
+		p1 := r.page("page 1", "", client.Limit(2))
+		r.rec("create bb", nil, r.c.Create(r.ctx, r.ct("bb", "")))
+		r.rec("create 0", nil, r.c.Create(r.ctx, r.ct("0", "")))
+		c := r.get(r.ct("c", ""))
+		c.Object["spec"] = map[string]any{"cronSpec": "2"}
+		r.rec("update c", nil, r.c.Update(r.ctx, c))
+		r.rec("delete d", nil, r.c.Delete(r.ctx, r.ct("d", "")))
+		p2 := r.page("page 2", p1.GetContinue(), client.Limit(2))
+		r.sameRV("page 2", p1, p2)
+		r.rec("delete e", nil, r.c.Delete(r.ctx, r.ct("e", "")))
+		r.rec("create g", nil, r.c.Create(r.ctx, r.ct("g", "")))
+		c = r.get(r.ct("c", ""))
+		c.Object["spec"] = map[string]any{"cronSpec": "3"}
+		r.rec("update c again", nil, r.c.Update(r.ctx, c))
+		p3 := r.page("page 3", p2.GetContinue(), client.Limit(10))
+		r.sameRV("page 3", p1, p3)
+		r.page("page 2 again", p1.GetContinue(), client.Limit(3))
+		r.list(ctv1, "CronTab")
+		// A list at an exact resourceVersion (with a limit, or
+		// resourceVersionMatch Exact) is the snapshot too; "0" is
+		// served whole from the watch cache, without pages.
+		at := &client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: p1.GetResourceVersion()}}
+		x := r.page("list at page 1's resourceVersion, limit 3", "", at, client.Limit(3))
+		r.sameRV("list at page 1's resourceVersion", p1, x)
+		r.page("its page 2", x.GetContinue(), client.Limit(3))
+		exact := &client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: p1.GetResourceVersion(), ResourceVersionMatch: metav1.ResourceVersionMatchExact}}
+		r.page("list at page 1's resourceVersion, exact", "", exact)
+		r.page("list at resourceVersion 0, limit 2", "", &client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: "0"}}, client.Limit(2))
+	}},
+	{"list-pages-selector", [2]string{}, func(r *run) {
+		// Pages with a label selector (no remainingItemCount) and across
+		// namespaces, from the first page's snapshot.
+		for i, n := range []string{"a", "b", "c", "d", "e"} {
+			for _, ns := range []string{r.ns, r.ns + "-b"} {
+				u := r.ct(n, `{"cronSpec":"1"}`)
+				u.SetNamespace(ns)
+				u.SetLabels(map[string]string{"odd": fmt.Sprint(i%2 == 1), "scenario": r.ns})
+				r.rec("create "+ns+"/"+n, nil, r.c.Create(r.ctx, u))
+			}
+		}
+		sel := client.MatchingLabels{"odd": "false", "scenario": r.ns}
+		p1 := r.page("selector page 1", "", client.Limit(2), sel)
+		a := r.get(r.ct("a", ""))
+		a.SetLabels(map[string]string{"odd": "true", "scenario": r.ns})
+		r.rec("relabel a", nil, r.c.Update(r.ctx, a))
+		e := r.get(r.ct("e", ""))
+		e.SetLabels(map[string]string{"odd": "true", "scenario": r.ns})
+		r.rec("relabel e", nil, r.c.Update(r.ctx, e))
+		b := r.get(r.ct("b", ""))
+		b.SetLabels(map[string]string{"odd": "false", "scenario": r.ns})
+		r.rec("relabel b", nil, r.c.Update(r.ctx, b))
+		p2 := r.page("selector page 2", p1.GetContinue(), client.Limit(5), sel)
+		r.sameRV("selector page 2", p1, p2)
+		// The token's key is relative to the namespace: it continues in
+		// another namespace from the same name.
+		l := &unstructured.UnstructuredList{}
+		l.SetAPIVersion(ctv1)
+		l.SetKind("CronTabList")
+		r.rec("page in other namespace", l, r.c.List(r.ctx, l, client.InNamespace(r.ns+"-b"), client.Limit(2), client.Continue(p1.GetContinue())))
+	}},
+	{"list-pages-tokens", [2]string{}, func(r *run) {
+		// Tokens crafted by hand, from another resource, and with
+		// resourceVersion options: the server's answers.
+		for _, n := range []string{"a", "b", "c"} {
+			r.rec("create "+n, nil, r.c.Create(r.ctx, r.ct(n, `{"cronSpec":"1"}`)))
+		}
+		p1 := r.page("page 1", "", client.Limit(1))
+		tok := func(v string, rv any, start string) string {
+			b, _ := json.Marshal(map[string]any{"v": v, "rv": rv, "start": start})
+			return base64.RawURLEncoding.EncodeToString(b)
+		}
+		for _, t := range []struct{ name, tok string }{
+			{"not base64", "%%%"},
+			{"not json", base64.RawURLEncoding.EncodeToString([]byte("[1"))},
+			{"bad version", tok("meta.k8s.io/v2", 1, "a")},
+			{"rv 0", tok("meta.k8s.io/v1", 0, "a")},
+			{"empty start", tok("meta.k8s.io/v1", 1, "")},
+			{"traversal", tok("meta.k8s.io/v1", 1, "../x")},
+			{"slash start", tok("meta.k8s.io/v1", -1, "/b")},
+			{"latest from b", tok("meta.k8s.io/v1", -1, "b")},
+			{"latest after b", tok("meta.k8s.io/v1", -1, "b\x00")},
+		} {
+			r.page("token "+t.name, t.tok, client.Limit(5))
+		}
+		r.page("continue with resourceVersion", p1.GetContinue(), &client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: "1"}}, client.Limit(1))
+		r.page("continue with resourceVersion 0", p1.GetContinue(), &client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: "0"}}, client.Limit(1))
+		r.page("continue with resourceVersionMatch", p1.GetContinue(), &client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: "1", ResourceVersionMatch: metav1.ResourceVersionMatchExact}}, client.Limit(1))
+		iss := r.nsd(r.u("cert-manager.io/v1", "Issuer", "b", `{"spec":{"selfSigned":{}}}`))
+		r.rec("create issuer b", nil, r.c.Create(r.ctx, iss))
+		iss = r.nsd(r.u("cert-manager.io/v1", "Issuer", "c", `{"spec":{"selfSigned":{}}}`))
+		r.rec("create issuer c", nil, r.c.Create(r.ctx, iss))
+		l := &unstructured.UnstructuredList{}
+		l.SetAPIVersion("cert-manager.io/v1")
+		l.SetKind("IssuerList")
+		r.rec("issuers with a CronTab token", l, r.c.List(r.ctx, l, client.InNamespace(r.ns), client.Limit(5), client.Continue(p1.GetContinue())))
 	}},
 	{"typed-crontab", [2]string{ctv1, "CronTab"}, func(r *run) {
 		ct := &ctObj{ObjectMeta: metav1.ObjectMeta{Name: "t", Namespace: r.ns}, Spec: ctSpec{CronSpec: "* * * * *"}}
