@@ -677,3 +677,58 @@ func TestWatchTooOld(t *testing.T) {
 		t.Error("Watch(rv 5): no event")
 	}
 }
+
+// TestListPagesSnapshot: later pages answer as of the first page (the
+// conformance scenarios list-pages-* compare this with the server), and a
+// page whose revision the history no longer reaches is the server's 410.
+func TestListPagesSnapshot(t *testing.T) {
+	defer crfake.SetMaxHistory(8)()
+	c := newClient(t)
+	ctx := context.Background()
+	for _, n := range []string{"a", "b", "c", "d"} {
+		if err := c.Create(ctx, cronTab(n)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p1 := &CronTabList{}
+	if err := c.List(ctx, p1, client.InNamespace("default"), client.Limit(1)); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Create(ctx, cronTab("bb")); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Delete(ctx, cronTab("c")); err != nil {
+		t.Fatal(err)
+	}
+	b := &CronTab{}
+	if err := c.Get(ctx, client.ObjectKey{Namespace: "default", Name: "b"}, b); err != nil {
+		t.Fatal(err)
+	}
+	b.Spec.CronSpec = "1 * * * *"
+	if err := c.Update(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	p2 := &CronTabList{}
+	if err := c.List(ctx, p2, client.InNamespace("default"), client.Limit(10), client.Continue(p1.Continue)); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, it := range p2.Items {
+		got = append(got, it.Name+":"+it.Spec.CronSpec)
+	}
+	if want := "[b:* * * * */5 c:* * * * */5 d:* * * * */5]"; fmt.Sprint(got) != want {
+		t.Errorf("List(page 2) = %v, want %s", got, want)
+	}
+	if p2.ResourceVersion != p1.ResourceVersion {
+		t.Errorf("List(page 2) resourceVersion = %s, want page 1's %s", p2.ResourceVersion, p1.ResourceVersion)
+	}
+	for i := range 8 {
+		if err := c.Create(ctx, cronTab(fmt.Sprintf("z%d", i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	err := c.List(ctx, &CronTabList{}, client.InNamespace("default"), client.Limit(1), client.Continue(p1.Continue))
+	if !apierrors.IsResourceExpired(err) || !strings.HasPrefix(err.Error(), "The provided continue parameter is too old") {
+		t.Errorf("List(continue after the history moved on) = %v, want 410 Expired", err)
+	}
+}
