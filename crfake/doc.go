@@ -68,6 +68,18 @@
 // with it; the store keeps its keys in the server's list order, so a list
 // neither sorts nor, without selectors, selects.
 //
+// List pages (Limit, Continue) answer as the server's do: every page
+// reads the snapshot of the first page's revision (objects created,
+// changed or deleted since do not show, changed ones show as they were),
+// with its resourceVersion and remainingItemCount, and a continue token in
+// the server's form whose key is relative to the list's namespace. A list
+// at an exact resourceVersion (with a Limit, or resourceVersionMatch Exact)
+// reads that revision's snapshot; resourceVersion "0" is answered whole,
+// without pages, as the watch cache answers it. Snapshots come from the
+// watch history: once it no longer reaches back to a page's revision the
+// page is the server's 410 ("The provided continue parameter is too
+// old..."). Crafted or malformed tokens get the server's 400s.
+//
 // Typed objects (Go structs registered in the client's scheme) and
 // unstructured objects both work: the client encodes them as JSON, as
 // controller-runtime's REST client does, and decodes the server's answer
@@ -75,8 +87,6 @@
 //
 // Not modelled: admission webhooks, conversion webhooks (a CRD whose
 // strategy is Webhook is converted by calling its webhook only where crdkit
-// does), consistent list pages (a page given Continue lists the objects
-// after the previous page's last one as they are now, not as they were
-// when the first page was read), watch bookmarks, garbage collection of dependents, and the
+// does), watch bookmarks, garbage collection of dependents, and the
 // managed fields the server shows in a Scale.
 package crfake
