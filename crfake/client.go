@@ -1092,56 +1092,68 @@ func (c *Client) listAtLocked(r *resource, v *crdkit.Version, lo *metav1.ListOpt
 	}
 	// The keys are in storage key order, the order crdkit's Select
 	// gives (it keeps the matching objects and sorts them): the
-	// matching snapshots in key order are its answer.
+	// matching snapshots in key order are its answer. The keys deleted
+	// since the snapshot (gone, in order) merge into them.
 	keys := r.keysIn(ns)
+	var gone []storageKeyed
 	if then != nil {
-		keys = snapshotKeys(keys, then, ns, r.namespaced)
+		gone = deletedKeys(r, then, ns)
 	}
-	out := make([]*snapshot, 0, len(keys))
+	out := make([]*snapshot, 0, len(keys)+len(gone))
+	add := func(e *entry) error {
+		sn, err := readSnapshot(v, e)
+		if err != nil {
+			return err
+		}
+		if sel == nil || sel.Matches(sn.obj) {
+			out = append(out, sn)
+		}
+		return nil
+	}
+	j := 0
 	for _, sk := range keys {
 		if ns != "" && r.namespaced && sk.k.ns != ns {
 			continue
 		}
+		for ; j < len(gone) && gone[j].s < sk.s; j++ {
+			if err := add(then[gone[j].k]); err != nil {
+				return nil, err
+			}
+		}
 		e := r.objs[sk.k]
 		if then != nil {
 			if old, ok := then[sk.k]; ok {
+				if old == nil {
+					continue // created since
+				}
 				e = old
 			}
 		}
-		sn, err := readSnapshot(v, e)
-		if err != nil {
+		if err := add(e); err != nil {
 			return nil, err
 		}
-		if sel == nil || sel.Matches(sn.obj) {
-			out = append(out, sn)
+	}
+	for ; j < len(gone); j++ {
+		if err := add(then[gone[j].k]); err != nil {
+			return nil, err
 		}
 	}
 	return out, nil
 }
 
-// snapshotKeys returns keys (a range of the current keys) without those
-// absent at the snapshot and with those present then and deleted since
-// (then's keys with an entry), in order.
-func snapshotKeys(keys []storageKeyed, then map[nsName]*entry, ns string, namespaced bool) []storageKeyed {
-	out := make([]storageKeyed, 0, len(keys)+len(then))
-	for _, sk := range keys {
-		if e, ok := then[sk.k]; !ok || e != nil {
-			out = append(out, sk)
-		}
-	}
-	present := len(out)
+// deletedKeys returns, in order, then's keys (in namespace ns, when the
+// list is of one) that had an object at the snapshot and have none now.
+func deletedKeys(r *resource, then map[nsName]*entry, ns string) []storageKeyed {
+	var out []storageKeyed
 	for k, e := range then {
-		if e == nil || (ns != "" && namespaced && k.ns != ns) {
+		if e == nil || (ns != "" && r.namespaced && k.ns != ns) {
 			continue
 		}
-		sk := storageKeyed{k, k.ns + "/" + k.name}
-		if _, found := slices.BinarySearchFunc(out[:present], sk.s, compareStorageKeys); !found {
-			out = append(out, sk)
+		if _, now := r.objs[k]; !now {
+			out = append(out, storageKeyed{k, k.ns + "/" + k.name})
 		}
 	}
-	if len(out) > present {
-		slices.SortFunc(out, func(a, b storageKeyed) int { return strings.Compare(a.s, b.s) })
-	}
+	slices.SortFunc(out, func(a, b storageKeyed) int { return strings.Compare(a.s, b.s) })
 	return out
 }
 

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -45,6 +46,57 @@ func BenchmarkOps(b *testing.B) {
 			if err := c.List(ctx, l, client.InNamespace("ns")); err != nil {
 				b.Fatal(err)
 			}
+		}
+	}
+}
+
+// BenchmarkListPages is a paginated list of 1,000 CronTabs in pages of
+// 100, with one object updated between the first page and the rest (the
+// later pages read the first page's snapshot).
+func BenchmarkListPages(b *testing.B) {
+	c, err := newClientB()
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	for i := range 1000 {
+		u := &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "stable.example.com/v1", "kind": "CronTab",
+			"metadata": map[string]any{"name": fmt.Sprintf("c%04d", i), "namespace": "ns"},
+			"spec":     map[string]any{"cronSpec": "* * * * *", "image": "a"},
+		}}
+		if err := c.Create(ctx, u); err != nil {
+			b.Fatal(err)
+		}
+	}
+	n := int64(0)
+	for b.Loop() {
+		cont, items := "", 0
+		for page := 0; ; page++ {
+			l := &unstructured.UnstructuredList{}
+			l.SetAPIVersion("stable.example.com/v1")
+			l.SetKind("CronTabList")
+			if err := c.List(ctx, l, client.InNamespace("ns"), client.Limit(100), client.Continue(cont)); err != nil {
+				b.Fatal(err)
+			}
+			items += len(l.Items)
+			if page == 0 {
+				n++
+				p := []byte(fmt.Sprintf(`{"spec":{"replicas":%d}}`, 1+n%10))
+				u := &unstructured.Unstructured{}
+				u.SetGroupVersionKind(l.Items[0].GroupVersionKind())
+				u.SetNamespace("ns")
+				u.SetName("c0500")
+				if err := c.Patch(ctx, u, client.RawPatch(types.MergePatchType, p)); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if cont = l.GetContinue(); cont == "" {
+				break
+			}
+		}
+		if items != 1000 {
+			b.Fatalf("pages listed %d items, want 1000", items)
 		}
 	}
 }
