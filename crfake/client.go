@@ -1074,7 +1074,7 @@ func (c *Client) listAtLocked(r *resource, v *crdkit.Version, lo *metav1.ListOpt
 	var then map[nsName]*entry // the entries at at of the keys written since (nil: absent)
 	if at > 0 && at < c.rv {
 		if c.historyDropped && (len(c.history) == 0 || c.history[0].obj.rv > at+1) {
-			return nil, errContinueExpired
+			return nil, errSnapshotGone
 		}
 		for i := len(c.history) - 1; i >= 0 && c.history[i].obj.rv > at; i-- {
 			ev := c.history[i]
@@ -1157,13 +1157,25 @@ func deletedKeys(r *resource, then map[nsName]*entry, ns string) []storageKeyed 
 	return out
 }
 
-// errContinueExpired is the server's answer to a continue token whose
-// revision etcd has compacted away (etcd3's handleCompactedErrorForPaging
-// also hands back a token continuing at the latest revision; crfake's
-// watch history, which serves as its etcd's, is dropped whole).
-var errContinueExpired = apierrors.NewResourceExpired("The provided continue parameter is too old " +
-	"to display a consistent list result. You can start a new list without " +
-	"the continue parameter.")
+// errSnapshotGone: the watch history no longer reaches back to a list's
+// revision (etcd has compacted it).
+var errSnapshotGone = errors.New("snapshot compacted")
+
+// continueExpired is the server's 410 for a continue token whose revision
+// etcd has compacted away: it hands back a token continuing from the same
+// key at the latest revision.
+func continueExpired(start string) error {
+	b, _ := json.Marshal(continueToken{APIVersion: "meta.k8s.io/v1", ResourceVersion: -1, StartKey: start})
+	err := apierrors.NewResourceExpired("The provided continue parameter is too old " +
+		"to display a consistent list result. You can start a new list without " +
+		"the continue parameter, or use the continue token in this response to " +
+		"retrieve the remainder of the results. Continuing with the provided " +
+		"token results in an inconsistent list - objects that were created, " +
+		"modified, or deleted between the time the first chunk was returned " +
+		"and now may show up in the list.")
+	err.ErrStatus.ListMeta.Continue = base64.RawURLEncoding.EncodeToString(b)
+	return err
+}
 
 // errListExpired is the server's answer to a list at a resourceVersion
 // etcd has compacted away.
@@ -1224,7 +1236,10 @@ func (c *Client) List(ctx context.Context, list client.ObjectList, opts ...clien
 		limit = 0
 	}
 	c.mu.Lock()
-	gone := errContinueExpired
+	var gone error = errListExpired
+	if lo.Continue != "" {
+		gone = continueExpired(start)
+	}
 	if lo.Continue == "" && lo.ResourceVersion != "" && lo.ResourceVersion != "0" &&
 		(lo.ResourceVersionMatch == metav1.ResourceVersionMatchExact || (lo.ResourceVersionMatch == "" && lo.Limit > 0)) {
 		// An exact resourceVersion: the list as of that revision (one
@@ -1239,7 +1254,7 @@ func (c *Client) List(ctx context.Context, list client.ObjectList, opts ...clien
 		rv = at
 	}
 	c.mu.Unlock()
-	if err == errContinueExpired {
+	if err == errSnapshotGone {
 		err = gone
 	}
 	if err != nil {

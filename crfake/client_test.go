@@ -2,6 +2,7 @@ package crfake_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -730,5 +731,20 @@ func TestListPagesSnapshot(t *testing.T) {
 	err := c.List(ctx, &CronTabList{}, client.InNamespace("default"), client.Limit(1), client.Continue(p1.Continue))
 	if !apierrors.IsResourceExpired(err) || !strings.HasPrefix(err.Error(), "The provided continue parameter is too old") {
 		t.Errorf("List(continue after the history moved on) = %v, want 410 Expired", err)
+	}
+	// The 410 hands back a token continuing from the same key now.
+	var st apierrors.APIStatus
+	if errors.As(err, &st) {
+		l := &CronTabList{}
+		if err := c.List(ctx, l, client.InNamespace("default"), client.Limit(100), client.Continue(st.Status().Continue)); err != nil {
+			t.Fatalf("List(the 410's token) = %v", err)
+		}
+		var got []string
+		for _, it := range l.Items {
+			got = append(got, it.Name)
+		}
+		if want := "[b bb d z0 z1 z2 z3 z4 z5 z6 z7]"; fmt.Sprint(got) != want {
+			t.Errorf("List(the 410's token) = %v, want %s", got, want)
+		}
 	}
 }
