@@ -2,9 +2,12 @@ package crfake_test
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -55,6 +58,47 @@ func FuzzWrites(f *testing.F) {
 		if c.Get(ctx, client.ObjectKey{Namespace: "default", Name: "fz"}, g) == nil {
 			_ = c.Patch(ctx, g, client.RawPatch("application/merge-patch+json", []byte(`{"metadata":{"finalizers":null}}`)))
 			_ = c.Delete(ctx, g)
+		}
+	})
+}
+
+// FuzzListContinue lists pages with arbitrary continue tokens (as given,
+// and as the JSON inside the server's base64 form), resourceVersions and
+// limits, between writes: every list must answer, never panic or hang.
+func FuzzListContinue(f *testing.F) {
+	f.Add(`{"v":"meta.k8s.io/v1","rv":3,"start":"b\u0000"}`, "", int64(2))
+	f.Add(`{"v":"meta.k8s.io/v1","rv":-1,"start":"/../a"}`, "0", int64(1))
+	f.Add(`{"v":"meta.k8s.io/v1","rv":99999999999,"start":"zz"}`, "4", int64(0))
+	c, err := newClientB()
+	if err != nil {
+		f.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, n := range []string{"a", "b", "c"} {
+		u := &unstructured.Unstructured{}
+		u.SetAPIVersion("stable.example.com/v1")
+		u.SetKind("CronTab")
+		u.SetName(n)
+		u.SetNamespace("default")
+		if err := c.Create(ctx, u); err != nil {
+			f.Fatal(err)
+		}
+	}
+	f.Fuzz(func(t *testing.T, tok, rv string, limit int64) {
+		u := &unstructured.Unstructured{}
+		u.SetAPIVersion("stable.example.com/v1")
+		u.SetKind("CronTab")
+		u.SetName("b")
+		u.SetNamespace("default")
+		_ = c.Patch(ctx, u, client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"labels":{"x":"`+fmt.Sprint(len(tok)%7)+`"}}}`)))
+		for _, cont := range []string{tok, base64.RawURLEncoding.EncodeToString([]byte(tok))} {
+			for _, ns := range []string{"default", ""} {
+				l := &unstructured.UnstructuredList{}
+				l.SetAPIVersion("stable.example.com/v1")
+				l.SetKind("CronTabList")
+				_ = c.List(ctx, l, client.InNamespace(ns), client.Limit(limit), client.Continue(cont),
+					&client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: rv}})
+			}
 		}
 	})
 }
