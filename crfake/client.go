@@ -1177,6 +1177,17 @@ func continueExpired(start string) error {
 	return err
 }
 
+// tooLargeResourceVersion is the watch cache's answer to a list at a
+// revision it has not reached (after waiting 3 s for it).
+func tooLargeResourceVersion(rv uint64, now int64) error {
+	err := apierrors.NewTimeoutError(fmt.Sprintf("Too large resource version: %d, current: %d", rv, now), 1)
+	err.ErrStatus.Details.Causes = []metav1.StatusCause{{
+		Type:    metav1.CauseTypeResourceVersionTooLarge,
+		Message: "Too large resource version",
+	}}
+	return err
+}
+
 // errListExpired is the server's answer to a list at a resourceVersion
 // etcd has compacted away.
 var errListExpired = apierrors.NewResourceExpired("The resourceVersion for the provided list is too old.")
@@ -1240,13 +1251,30 @@ func (c *Client) List(ctx context.Context, list client.ObjectList, opts ...clien
 	if lo.Continue != "" {
 		gone = continueExpired(start)
 	}
-	if lo.Continue == "" && lo.ResourceVersion != "" && lo.ResourceVersion != "0" &&
-		(lo.ResourceVersionMatch == metav1.ResourceVersionMatchExact || (lo.ResourceVersionMatch == "" && lo.Limit > 0)) {
-		// An exact resourceVersion: the list as of that revision (one
-		// not yet written, or not a revision, is read now).
-		if n, err := strconv.ParseInt(lo.ResourceVersion, 10, 64); err == nil && n > 0 && n <= c.rv {
+	if lo.Continue == "" && lo.ResourceVersion != "" && lo.ResourceVersion != "0" {
+		// A revision not yet written: the watch cache waits for it, then
+		// answers 504. An exact resourceVersion: the list as of that
+		// revision.
+		u, err := strconv.ParseUint(lo.ResourceVersion, 10, 64)
+		if err != nil {
+			c.mu.Unlock()
+			return apierrors.NewBadRequest("invalid resource version: " +
+				field.Invalid(field.NewPath("resourceVersion"), lo.ResourceVersion, err.Error()).Error())
+		}
+		n := int64(u)
+		switch {
+		case u > uint64(c.rv):
+			c.mu.Unlock()
+			return tooLargeResourceVersion(u, c.rv)
+		case n > 0 && (lo.ResourceVersionMatch == metav1.ResourceVersionMatchExact ||
+			(lo.ResourceVersionMatch == "" && lo.Limit > 0)):
 			at, gone = n, errListExpired
 		}
+	}
+	if at > c.rv {
+		rv := c.rv
+		c.mu.Unlock()
+		return tooLargeResourceVersion(uint64(at), rv)
 	}
 	items, err := c.listAtLocked(r, v, lo, o.Namespace, at)
 	rv := c.rv

@@ -78,7 +78,10 @@
 // without pages, as the watch cache answers it. Snapshots come from the
 // watch history: once it no longer reaches back to a page's revision the
 // page is the server's 410 ("The provided continue parameter is too
-// old..."). Crafted or malformed tokens get the server's 400s.
+// old..."). Crafted or malformed tokens get the server's 400s, a
+// resourceVersion that is not a number its 400, and a revision not yet
+// written (in a token or a resourceVersion) the watch cache's 504 "Too
+// large resource version", at once where the server waits 3 s for it.
 //
 // Typed objects (Go structs registered in the client's scheme) and
 // unstructured objects both work: the client encodes them as JSON, as

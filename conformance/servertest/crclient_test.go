@@ -551,6 +551,43 @@ var crScenarios = []scenario{
 		r.page("continue with resourceVersion", p1.GetContinue(), &client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: "1"}}, client.Limit(1))
 		r.page("continue with resourceVersion 0", p1.GetContinue(), &client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: "0"}}, client.Limit(1))
 		r.page("continue with resourceVersionMatch", p1.GetContinue(), &client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: "1", ResourceVersionMatch: metav1.ResourceVersionMatchExact}}, client.Limit(1))
+		r.page("list at resourceVersion abc, limit 1", "", &client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: "abc"}}, client.Limit(1))
+		// A revision not reached yet: the watch cache waits 3 s for it,
+		// then answers 504 naming its current revision (the server's is
+		// global: the numbers are compared as N). client-go retries a 504
+		// with Retry-After 10 times (~40 s against the server): the two
+		// lists run at once.
+		future := func(cont string, opts ...client.ListOption) string {
+			l := &unstructured.UnstructuredList{}
+			l.SetAPIVersion(ctv1)
+			l.SetKind("CronTabList")
+			opts = append([]client.ListOption{client.InNamespace(r.ns)}, opts...)
+			if cont != "" {
+				opts = append(opts, client.Continue(cont))
+			}
+			err := r.c.List(r.ctx, l, opts...)
+			if err == nil {
+				return "ok"
+			}
+			msg := regexp.MustCompile(`[0-9]+`).ReplaceAllString(errString(err), "N")
+			if st, ok := err.(apierrors.APIStatus); ok && st.Status().Details != nil {
+				msg += fmt.Sprintf(" retryAfter %d", st.Status().Details.RetryAfterSeconds)
+			}
+			return "! " + msg
+		}
+		var fut [2]string
+		var wg sync.WaitGroup
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			fut[0] = future(tok("meta.k8s.io/v1", int64(1)<<40, "a"), client.Limit(1))
+		}()
+		go func() {
+			defer wg.Done()
+			fut[1] = future("", &client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: fmt.Sprint(int64(1) << 40)}}, client.Limit(1))
+		}()
+		wg.Wait()
+		r.out = append(r.out, "token from the future "+fut[0], "list at a future resourceVersion "+fut[1])
 		iss := r.nsd(r.u("cert-manager.io/v1", "Issuer", "b", `{"spec":{"selfSigned":{}}}`))
 		r.rec("create issuer b", nil, r.c.Create(r.ctx, iss))
 		iss = r.nsd(r.u("cert-manager.io/v1", "Issuer", "c", `{"spec":{"selfSigned":{}}}`))
