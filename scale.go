@@ -12,6 +12,7 @@ import (
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	runtimeschema "k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/managedfields"
@@ -19,6 +20,7 @@ import (
 	kjson "sigs.k8s.io/json"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
+	"github.com/crdkit/crdkit/fieldmanager"
 	"github.com/crdkit/crdkit/internal/handlers"
 	"github.com/crdkit/crdkit/printcolumns"
 )
@@ -398,13 +400,7 @@ func (s *scaleRequest) patchScale(pt types.PatchType, patch []byte) {
 // them (the server's managedfields.ScaleHandler): the entries that own the
 // spec replicas path, of autoscaling/v1.
 func (s *scaleRequest) scaleManagedFields() ([]metav1.ManagedFieldsEntry, error) {
-	path := fieldpath.Path{}
-	for _, f := range s.v.scaleFields[0] {
-		path = append(path, fieldpath.PathElement{FieldName: &f})
-	}
-	gv := runtimeschema.GroupVersion{Group: s.v.crd.Group(), Version: s.v.name}
-	h := managedfields.NewScaleHandler(s.oldMeta.ManagedFields, gv, managedfields.ResourcePathMappings{gv.String(): path})
-	return h.ToSubresource()
+	return s.scaleHandler().ToSubresource()
 }
 
 // checkScaleUID is the storage's uid precondition of a PUT: a uid in the
@@ -424,7 +420,8 @@ func (s *scaleRequest) applyScale() {
 	if s.failed() {
 		return
 	}
-	if _, ok := s.currentScale(); !ok {
+	current, ok := s.currentScale()
+	if !ok {
 		return
 	}
 	if s.scale.Spec.Replicas == invalidSpecReplicas {
@@ -459,6 +456,75 @@ func (s *scaleRequest) applyScale() {
 		s.metadataOf(obj)["resourceVersion"] = rv
 	}
 	s.obj = obj
+	s.manageScaleFields(current)
+}
+
+// scaleHandler is the server's managedfields.ScaleHandler over the
+// object's managed fields: the spec replicas path at this version.
+func (s *scaleRequest) scaleHandler() *managedfields.ScaleHandler {
+	path := fieldpath.Path{}
+	for _, f := range s.v.scaleFields[0] {
+		path = append(path, fieldpath.PathElement{FieldName: &f})
+	}
+	gv := runtimeschema.GroupVersion{Group: s.v.crd.Group(), Version: s.v.name}
+	return managedfields.NewScaleHandler(s.oldMeta.ManagedFields, gv, managedfields.ResourcePathMappings{gv.String(): path})
+}
+
+// manageScaleFields records the write in the object's managed fields as
+// the server does for a write of /scale: the handler's field manager
+// (the scale scope's, UpdateNoErrors) records what the request's manager
+// changed from the object's Scale (holding the entries ToSubresource
+// gives) to the request's, then the registry's scaleUpdatedObjectInfo
+// maps the Scale's entries back into the object's (ToParent): a manager
+// that now sets spec.replicas through the Scale owns the spec replicas
+// path (subresource scale, no time of its own), others lose it. With
+// managed fields left out, the object's are kept as they were.
+func (s *scaleRequest) manageScaleFields(current *autoscalingv1.Scale) {
+	if s.failed() || s.opts.ManagedFields.Omit {
+		return
+	}
+	fm, err := s.v.crd.fieldManager()
+	if err != nil {
+		s.fail(apierrors.NewInternalError(fmt.Errorf("failed to create field manager: %v", err)))
+		return
+	}
+	h := s.scaleHandler()
+	entries, err := h.ToSubresource()
+	if err != nil {
+		s.fail(bareInternalError(err))
+		return
+	}
+	recorded := entries
+	if s.scale.APIVersion == "autoscaling/v1" {
+		// The server's converter takes a Scale to its version only when
+		// the request's names the group (the body's, or the patched
+		// Scale's, apiVersion); otherwise the field manager fails and
+		// UpdateNoErrors keeps the live Scale's entries.
+		if recorded, err = s.recordScaleWrite(fm, current, entries); err != nil {
+			s.fail(bareInternalError(err))
+			return
+		}
+	}
+	parent, err := h.ToParent(recorded)
+	if err != nil {
+		s.fail(bareInternalError(err))
+		return
+	}
+	md := s.metadataOf(s.obj)
+	if len(parent) == 0 {
+		delete(md, "managedFields")
+		return
+	}
+	list := make([]any, len(parent))
+	for i := range parent {
+		e, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&parent[i])
+		if err != nil {
+			s.fail(bareInternalError(err))
+			return
+		}
+		list[i] = e
+	}
+	md["managedFields"] = list
 }
 
 // updateObject updates the object as Version.Update does, with the
@@ -468,12 +534,41 @@ func (s *scaleRequest) updateObject(convert ConvertOptions) {
 	if s.failed() {
 		return
 	}
-	res := s.v.updateWith(nil, s.obj, s.old, UpdateOptions{FieldValidation: Ignore, Convert: convert}, false, true)
+	res := s.v.updateScaled(s.obj, s.old, UpdateOptions{FieldValidation: Ignore, Convert: convert, ManagedFields: s.opts.ManagedFields})
+	parent := res.Object
 	if w := s.v.DeprecationWarning(); w != "" && len(res.Warnings) > 0 {
 		res.Warnings = res.Warnings[1:] // the request's own came first
 	}
 	res.Warnings = append(s.res.Warnings, res.Warnings...)
+	res.Parent = parent
 	s.res = res
+}
+
+// recordScaleWrite is the scale scope's field manager (UpdateNoErrors)
+// over the Scale read (with the object's entries as the Scale shows them)
+// and the request's: the Scale's entries after the write.
+func (s *scaleRequest) recordScaleWrite(fm *fieldmanager.Manager, current *autoscalingv1.Scale, entries []metav1.ManagedFieldsEntry) ([]metav1.ManagedFieldsEntry, error) {
+	liveScale, newScale := current.DeepCopy(), s.scale.DeepCopy()
+	liveScale.ManagedFields = entries
+	tm := metav1.TypeMeta{Kind: "Scale", APIVersion: "autoscaling/v1"}
+	liveScale.TypeMeta, newScale.TypeMeta = tm, tm
+	live, err := runtime.DefaultUnstructuredConverter.ToUnstructured(liveScale)
+	if err != nil {
+		return nil, err
+	}
+	upd, err := runtime.DefaultUnstructuredConverter.ToUnstructured(newScale)
+	if err != nil {
+		return nil, err
+	}
+	out, err := fm.Update(s.v.name, fieldmanager.Scale, live, upd, s.opts.ManagedFields.manager(), s.opts.ManagedFields.Now)
+	if err != nil {
+		return nil, err
+	}
+	recorded := new(autoscalingv1.Scale)
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(out, recorded); err != nil {
+		return nil, err
+	}
+	return recorded.ManagedFields, nil
 }
 
 // scaleOf sets the result to the Scale of obj, as the server encodes it;
