@@ -195,9 +195,9 @@ func scaleVersion(t *testing.T, agr *agreement, ck *crdkit.CRD, crd *apiextensio
 // parentWrites writes the Scale for real (no dry run), by managers of
 // its own, and compares the object the server then stores (a GET of it)
 // with crdkit's Result.Parent: its managedFields (times normalised) and
-// spec. Each write starts from the object the previous one left: a PUT
-// of the Scale, a JSON merge patch, a JSON patch, and a PUT by the
-// object's creator.
+// spec. Each write starts from the object the previous one left: PUTs of
+// the Scale (with and without its type meta, by the object's creator),
+// JSON merge patches and JSON patches.
 func (l *scaleCase) parentWrites() {
 	creator := ""
 	if mf, _ := l.live["metadata"].(map[string]any)["managedFields"].([]any); len(mf) > 0 {
@@ -218,6 +218,11 @@ func (l *scaleCase) parentWrites() {
 		{"put-same-replicas", "scale-same", "", body(9)},
 		{"put-creator", creator, "", body(4)},
 		{"merge-patch-again", "scale-merge", merge, []byte(`{"spec":{"replicas":5}}`)},
+		{"put-no-type-meta", "scale-bare", "", fmt.Appendf(nil, `{"metadata":{"name":%q},"spec":{"replicas":6}}`, l.name)},
+		{"put-kind-only", "scale-kind", "", fmt.Appendf(nil, `{"kind":"Scale","metadata":{"name":%q},"spec":{"replicas":2}}`, l.name)},
+		{"put-apiVersion-only", "scale-apiversion", "", fmt.Appendf(nil, `{"apiVersion":"autoscaling/v1","metadata":{"name":%q},"spec":{"replicas":3}}`, l.name)},
+		{"merge-patch-after", "scale-merge", merge, []byte(`{"spec":{"replicas":1}}`)},
+		{"json-patch-apiVersion-removed", "scale-json", jsonp, []byte(`[{"op":"remove","path":"/apiVersion"},{"op":"replace","path":"/spec/replicas","value":2}]`)},
 	} {
 		opts := crdkit.UpdateOptions{ManagedFields: crdkit.ManagedFields{FieldManager: w.manager}}
 		var res crdkit.Result
