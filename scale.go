@@ -580,6 +580,7 @@ func (s *scaleRequest) scaleOf(obj map[string]any, updated bool) {
 	}
 	sc, err := printcolumns.Scale(obj, *s.v.scaleSub)
 	if err != nil {
+		s.res.Parent = nil
 		if updated {
 			s.fail(apierrors.NewBadRequest(err.Error()))
 		} else {
