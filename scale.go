@@ -34,6 +34,17 @@ import (
 // PUT of the whole object would (generation, status kept, ratcheted
 // validation: the scale paths' own checks and the schema's), then answers
 // with the Scale of the object stored.
+//
+// Managed fields: the handler's field manager is the Scale's. It records
+// the request's manager on the Scale, whose entries are the object's that
+// own spec replicas, shown at autoscaling/v1 (ScaleHandler.ToSubresource);
+// the registry maps them back (ToParent): the writer owns the object's spec
+// replicas path in an entry of subresource "scale" without a time, and
+// earlier owners lose it. The server's converter fails on a request Scale
+// that does not say apiVersion autoscaling/v1 (a PUT without type meta):
+// the field manager then keeps the Scale's entries, and the owner of spec
+// replicas comes back as an entry of its own, without a time. Result.Parent
+// is the object so written.
 
 // invalidSpecReplicas is what the server's Scale holds for an object
 // without spec replicas, to tell "not set" from any value a client sends.
@@ -62,7 +73,9 @@ func (v *Version) Scale(live map[string]any) Result {
 // namespace and name against live's, then the registry sets the object's
 // spec replicas (and the Scale's resourceVersion as a precondition, when it
 // names one) and updates the object; the answer is the Scale of the object
-// stored, or the update's error (its 422 names the object's kind).
+// stored, or the update's error (its 422 names the object's kind); the
+// object stored is Result.Parent, with the managed fields the server
+// records for the write (opts.ManagedFields: the manager's name, Omit).
 func (v *Version) UpdateScaleJSON(data []byte, live map[string]any, opts UpdateOptions) Result {
 	s := v.newScaleRequest(live, opts)
 	s.warnDeprecated()            // every request to a deprecated version
@@ -83,8 +96,9 @@ func (v *Version) UpdateScaleJSON(data []byte, live map[string]any, opts UpdateO
 // object has none, which the server then refuses as empty); the patched
 // Scale is decoded (unknown fields are warnings in Warn, a 422 in
 // Strict), checked and applied as by UpdateScaleJSON. Other patch types
-// answer the server's 415. The managed fields the server shows in the
-// Scale are not modelled.
+// answer the server's 415. The Scale patched shows the object's managed
+// fields as the server's does (the entries owning spec replicas, at
+// autoscaling/v1).
 func (v *Version) PatchScale(ptype PatchType, patch []byte, live map[string]any, opts UpdateOptions) Result {
 	pt := types.PatchType(ptype)
 	s := v.newScaleRequest(live, opts)

@@ -77,6 +77,8 @@
 // strategy is Webhook is converted by calling its webhook only where crdkit
 // does), consistent list pages (a page given Continue lists the objects
 // after the previous page's last one as they are now, not as they were
-// when the first page was read), watch bookmarks, garbage collection of dependents, and the
-// managed fields the server shows in a Scale.
+// when the first page was read), watch bookmarks and garbage collection of
+// dependents. A write of the scale subresource stores the object as the
+// server does (Result.Parent): the new replica count and the managed
+// fields entry the server records for the Scale's manager.
 package crfake
