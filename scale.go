@@ -78,15 +78,16 @@ func (v *Version) Scale(live map[string]any) Result {
 // records for the write (opts.ManagedFields: the manager's name, Omit).
 func (v *Version) UpdateScaleJSON(data []byte, live map[string]any, opts UpdateOptions) Result {
 	s := v.newScaleRequest(live, opts)
-	s.warnDeprecated()            // every request to a deprecated version
-	s.checkScaleSubresource()     // /scale exists only with the scale subresource
-	s.decodeScale(data)           // the handler's decoder: a typed autoscaling/v1 Scale
-	s.checkScaleMeta()            // EnsureObjectNamespaceMatchesRequestNamespace, checkName
-	s.readLive(live)              // the registry reads the object
-	s.checkScaleUID()             // the storage's precondition: the Scale's uid
-	s.applyScale()                // scaleUpdatedObjectInfo: spec replicas (and resourceVersion) into the object
-	s.updateObject(opts.Convert)  // the object's update: Version.Update's pipeline
-	s.scaleOf(s.res.Object, true) // the Scale of the object stored
+	s.warnDeprecated()                                       // every request to a deprecated version
+	s.checkScaleSubresource()                                // /scale exists only with the scale subresource
+	s.validateOptions("UpdateOptions", opts.FieldValidation) // ValidateUpdateOptions
+	s.decodeScale(data)                                      // the handler's decoder: a typed autoscaling/v1 Scale
+	s.checkScaleMeta()                                       // EnsureObjectNamespaceMatchesRequestNamespace, checkName
+	s.readLive(live)                                         // the registry reads the object
+	s.checkScaleUID()                                        // the storage's precondition: the Scale's uid
+	s.applyScale()                                           // scaleUpdatedObjectInfo: spec replicas (and resourceVersion) into the object
+	s.updateObject(opts.Convert)                             // the object's update: Version.Update's pipeline
+	s.scaleOf(s.res.Object, true)                            // the Scale of the object stored
 	return s.res
 }
 
@@ -125,7 +126,7 @@ type scaleRequest struct {
 }
 
 func (v *Version) newScaleRequest(live map[string]any, opts UpdateOptions) *scaleRequest {
-	r := &request{v: v, mode: opts.mode(), fast: true}
+	r := &request{v: v, mode: opts.mode(), fast: true, managed: opts.ManagedFields}
 	s := &scaleRequest{updateRequest: &updateRequest{request: r}, opts: opts}
 	if live != nil {
 		md, _ := live["metadata"].(map[string]any)
@@ -297,7 +298,9 @@ func bareInternalError(err error) error {
 }
 
 // checkPatchType refuses the patch types the scale subresource does not
-// take (strategic merge patch) and a body that is not JSON.
+// take (strategic merge patch), then options the handler refuses
+// (ValidatePatchOptions: the field manager's name, the field-validation
+// mode), then a body that is not JSON.
 func (s *scaleRequest) checkPatchType(pt types.PatchType, patch []byte) {
 	if s.failed() {
 		return
@@ -310,7 +313,8 @@ func (s *scaleRequest) checkPatchType(pt types.PatchType, patch []byte) {
 			Message: "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml"}})
 		return
 	}
-	if !json.Valid(patch) {
+	s.validateOptions("PatchOptions", s.opts.FieldValidation) // ValidatePatchOptions
+	if !s.failed() && !json.Valid(patch) {
 		s.fail(apierrors.NewBadRequest("invalid JSON patch"))
 	}
 }

@@ -145,6 +145,22 @@ func scaleVersion(t *testing.T, agr *agreement, ck *crdkit.CRD, crd *apiextensio
 			}
 		}
 		merge, jsonp := types.MergePatchType, types.JSONPatchType
+		long := strings.Repeat("m", 129)
+		for _, c := range []struct {
+			name, manager string
+			pt            types.PatchType // "": PUT
+			body          string
+		}{
+			{"manager-too-long", long, "", full("")},
+			{"manager-unprintable", "a\x01b", "", full("")},
+			{"manager-ok", "scaler", "", full("")},
+			{"merge-manager-too-long", long, merge, `{"spec":{"replicas":5}}`},
+			{"merge-manager-unprintable", "a\x01b", merge, `{"spec":{"replicas":5}}`},
+			{"json-manager-too-long-not-json", long, jsonp, `{`},
+			{"strategic-manager-too-long", long, types.StrategicMergePatchType, `{}`},
+		} {
+			l.withManager(c.name, c.manager, c.pt, c.body)
+		}
 		for _, c := range []struct {
 			name  string
 			pt    types.PatchType
@@ -299,6 +315,24 @@ func (l *scaleCase) patch(name string, pt types.PatchType, patch string, mode or
 	l.compare("scale-patch", name, fmt.Sprintf("[%s] %s %s", mode, pt, patch), sr, res)
 }
 
+// withManager sends a dry-run PUT (pt "") or PATCH of the Scale with the
+// fieldManager parameter manager.
+func (l *scaleCase) withManager(name, manager string, pt types.PatchType, body string) {
+	method, capability := "PUT", "scale-put"
+	if pt != "" {
+		method, capability = "PATCH", "scale-patch"
+	}
+	sr := l.sendQuery(method, string(pt), []byte(body), url.Values{"dryRun": {"All"}, "fieldManager": {manager}})
+	opts := crdkit.UpdateOptions{ManagedFields: crdkit.ManagedFields{FieldManager: manager}}
+	var res crdkit.Result
+	if pt == "" {
+		res = l.ck.Version(l.version).UpdateScaleJSON([]byte(body), l.live, opts)
+	} else {
+		res = l.ck.Version(l.version).PatchScale(crdkit.PatchType(pt), []byte(body), l.live, opts)
+	}
+	l.compare(capability, name, fmt.Sprintf("fieldManager %q %s %s", manager, pt, body), sr, res)
+}
+
 func (l *scaleCase) send(method, contentType string, body []byte, mode oracle.FieldValidation) oracle.Result {
 	q := url.Values{}
 	if method != "GET" {
@@ -307,6 +341,10 @@ func (l *scaleCase) send(method, contentType string, body []byte, mode oracle.Fi
 	if mode != "" {
 		q.Set("fieldValidation", string(mode))
 	}
+	return l.sendQuery(method, contentType, body, q)
+}
+
+func (l *scaleCase) sendQuery(method, contentType string, body []byte, q url.Values) oracle.Result {
 	rctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	sr, err := srv.DoRaw(rctx, oracle.RawRequest{Method: method, CRD: l.crd.Name, Version: l.version, Namespace: l.ns, Name: l.name,
