@@ -85,7 +85,7 @@ func (c *CRD) buildFieldManager() (*fieldmanager.Manager, error) {
 		},
 	}
 	for _, v := range c.v1.Spec.Versions {
-		o.Versions = append(o.Versions, fieldmanager.Version{Name: v.Name, Status: v.Subresources != nil && v.Subresources.Status != nil})
+		o.Versions = append(o.Versions, fieldmanager.Version{Name: v.Name, Status: v.Subresources != nil && v.Subresources.Status != nil, Scale: v.Subresources != nil && v.Subresources.Scale != nil})
 	}
 	return fieldmanager.New(o)
 }
@@ -149,6 +149,9 @@ func (r *request) validateOptions(kind string, fv FieldValidation) {
 // manageFields is request.manageFields over live, on the request's
 // endpoint.
 func (u *updateRequest) manageFields() {
+	if u.scaled && !u.managed.Omit {
+		return // the Scale's field manager ran (scaleRequest.manageScaleFields)
+	}
 	sub := fieldmanager.Main
 	if u.status {
 		sub = fieldmanager.Status
@@ -160,7 +163,7 @@ func (u *updateRequest) manageFields() {
 // IgnoreManagedFieldsTimestampsTransformer: when the update changes
 // nothing but the times of managed fields entries, live's times are kept.
 func (u *updateRequest) keepManagedFieldsTimes() {
-	if u.failed() || u.managed.Omit {
+	if u.failed() || u.managed.Omit || u.scaled {
 		return
 	}
 	md, _ := u.obj["metadata"].(map[string]any)

@@ -72,6 +72,14 @@ type Result struct {
 	// is kept. Other requests leave it 0 (a create answers 201, an update
 	// 200), as does any refusal (Err carries its code).
 	Code int
+	// Parent is, for a successful write of the scale subresource
+	// (UpdateScaleJSON, PatchScale), the object as the write left it
+	// (Object is then the Scale): spec replicas set, and the managed
+	// fields entry the server records for the Scale's manager
+	// (subresource "scale"), in the form of Object (no uid,
+	// creationTimestamp or resourceVersion; managedFields left out with
+	// ManagedFields.Omit). Nil for other requests.
+	Parent map[string]any
 }
 
 // Status returns the server's Status for a failed request, or nil.

@@ -12,6 +12,7 @@ import (
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	runtimeschema "k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/managedfields"
@@ -19,6 +20,7 @@ import (
 	kjson "sigs.k8s.io/json"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
+	"github.com/crdkit/crdkit/fieldmanager"
 	"github.com/crdkit/crdkit/internal/handlers"
 	"github.com/crdkit/crdkit/printcolumns"
 )
@@ -32,6 +34,17 @@ import (
 // PUT of the whole object would (generation, status kept, ratcheted
 // validation: the scale paths' own checks and the schema's), then answers
 // with the Scale of the object stored.
+//
+// Managed fields: the handler's field manager is the Scale's. It records
+// the request's manager on the Scale, whose entries are the object's that
+// own spec replicas, shown at autoscaling/v1 (ScaleHandler.ToSubresource);
+// the registry maps them back (ToParent): the writer owns the object's spec
+// replicas path in an entry of subresource "scale" without a time, and
+// earlier owners lose it. The server's converter fails on a request Scale
+// that does not say apiVersion autoscaling/v1 (a PUT without type meta):
+// the field manager then keeps the Scale's entries, and the owner of spec
+// replicas comes back as an entry of its own, without a time. Result.Parent
+// is the object so written.
 
 // invalidSpecReplicas is what the server's Scale holds for an object
 // without spec replicas, to tell "not set" from any value a client sends.
@@ -60,18 +73,21 @@ func (v *Version) Scale(live map[string]any) Result {
 // namespace and name against live's, then the registry sets the object's
 // spec replicas (and the Scale's resourceVersion as a precondition, when it
 // names one) and updates the object; the answer is the Scale of the object
-// stored, or the update's error (its 422 names the object's kind).
+// stored, or the update's error (its 422 names the object's kind); the
+// object stored is Result.Parent, with the managed fields the server
+// records for the write (opts.ManagedFields: the manager's name, Omit).
 func (v *Version) UpdateScaleJSON(data []byte, live map[string]any, opts UpdateOptions) Result {
 	s := v.newScaleRequest(live, opts)
-	s.warnDeprecated()            // every request to a deprecated version
-	s.checkScaleSubresource()     // /scale exists only with the scale subresource
-	s.decodeScale(data)           // the handler's decoder: a typed autoscaling/v1 Scale
-	s.checkScaleMeta()            // EnsureObjectNamespaceMatchesRequestNamespace, checkName
-	s.readLive(live)              // the registry reads the object
-	s.checkScaleUID()             // the storage's precondition: the Scale's uid
-	s.applyScale()                // scaleUpdatedObjectInfo: spec replicas (and resourceVersion) into the object
-	s.updateObject(opts.Convert)  // the object's update: Version.Update's pipeline
-	s.scaleOf(s.res.Object, true) // the Scale of the object stored
+	s.warnDeprecated()                                       // every request to a deprecated version
+	s.checkScaleSubresource()                                // /scale exists only with the scale subresource
+	s.validateOptions("UpdateOptions", opts.FieldValidation) // ValidateUpdateOptions
+	s.decodeScale(data)                                      // the handler's decoder: a typed autoscaling/v1 Scale
+	s.checkScaleMeta()                                       // EnsureObjectNamespaceMatchesRequestNamespace, checkName
+	s.readLive(live)                                         // the registry reads the object
+	s.checkScaleUID()                                        // the storage's precondition: the Scale's uid
+	s.applyScale()                                           // scaleUpdatedObjectInfo: spec replicas (and resourceVersion) into the object
+	s.updateObject(opts.Convert)                             // the object's update: Version.Update's pipeline
+	s.scaleOf(s.res.Object, true)                            // the Scale of the object stored
 	return s.res
 }
 
@@ -81,8 +97,9 @@ func (v *Version) UpdateScaleJSON(data []byte, live map[string]any, opts UpdateO
 // object has none, which the server then refuses as empty); the patched
 // Scale is decoded (unknown fields are warnings in Warn, a 422 in
 // Strict), checked and applied as by UpdateScaleJSON. Other patch types
-// answer the server's 415. The managed fields the server shows in the
-// Scale are not modelled.
+// answer the server's 415. The Scale patched shows the object's managed
+// fields as the server's does (the entries owning spec replicas, at
+// autoscaling/v1).
 func (v *Version) PatchScale(ptype PatchType, patch []byte, live map[string]any, opts UpdateOptions) Result {
 	pt := types.PatchType(ptype)
 	s := v.newScaleRequest(live, opts)
@@ -109,7 +126,7 @@ type scaleRequest struct {
 }
 
 func (v *Version) newScaleRequest(live map[string]any, opts UpdateOptions) *scaleRequest {
-	r := &request{v: v, mode: opts.mode(), fast: true}
+	r := &request{v: v, mode: opts.mode(), fast: true, managed: opts.ManagedFields}
 	s := &scaleRequest{updateRequest: &updateRequest{request: r}, opts: opts}
 	if live != nil {
 		md, _ := live["metadata"].(map[string]any)
@@ -281,7 +298,9 @@ func bareInternalError(err error) error {
 }
 
 // checkPatchType refuses the patch types the scale subresource does not
-// take (strategic merge patch) and a body that is not JSON.
+// take (strategic merge patch), then options the handler refuses
+// (ValidatePatchOptions: the field manager's name, the field-validation
+// mode), then a body that is not JSON.
 func (s *scaleRequest) checkPatchType(pt types.PatchType, patch []byte) {
 	if s.failed() {
 		return
@@ -294,7 +313,8 @@ func (s *scaleRequest) checkPatchType(pt types.PatchType, patch []byte) {
 			Message: "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml"}})
 		return
 	}
-	if !json.Valid(patch) {
+	s.validateOptions("PatchOptions", s.opts.FieldValidation) // ValidatePatchOptions
+	if !s.failed() && !json.Valid(patch) {
 		s.fail(apierrors.NewBadRequest("invalid JSON patch"))
 	}
 }
@@ -398,13 +418,7 @@ func (s *scaleRequest) patchScale(pt types.PatchType, patch []byte) {
 // them (the server's managedfields.ScaleHandler): the entries that own the
 // spec replicas path, of autoscaling/v1.
 func (s *scaleRequest) scaleManagedFields() ([]metav1.ManagedFieldsEntry, error) {
-	path := fieldpath.Path{}
-	for _, f := range s.v.scaleFields[0] {
-		path = append(path, fieldpath.PathElement{FieldName: &f})
-	}
-	gv := runtimeschema.GroupVersion{Group: s.v.crd.Group(), Version: s.v.name}
-	h := managedfields.NewScaleHandler(s.oldMeta.ManagedFields, gv, managedfields.ResourcePathMappings{gv.String(): path})
-	return h.ToSubresource()
+	return s.scaleHandler().ToSubresource()
 }
 
 // checkScaleUID is the storage's uid precondition of a PUT: a uid in the
@@ -424,7 +438,8 @@ func (s *scaleRequest) applyScale() {
 	if s.failed() {
 		return
 	}
-	if _, ok := s.currentScale(); !ok {
+	current, ok := s.currentScale()
+	if !ok {
 		return
 	}
 	if s.scale.Spec.Replicas == invalidSpecReplicas {
@@ -459,6 +474,75 @@ func (s *scaleRequest) applyScale() {
 		s.metadataOf(obj)["resourceVersion"] = rv
 	}
 	s.obj = obj
+	s.manageScaleFields(current)
+}
+
+// scaleHandler is the server's managedfields.ScaleHandler over the
+// object's managed fields: the spec replicas path at this version.
+func (s *scaleRequest) scaleHandler() *managedfields.ScaleHandler {
+	path := fieldpath.Path{}
+	for _, f := range s.v.scaleFields[0] {
+		path = append(path, fieldpath.PathElement{FieldName: &f})
+	}
+	gv := runtimeschema.GroupVersion{Group: s.v.crd.Group(), Version: s.v.name}
+	return managedfields.NewScaleHandler(s.oldMeta.ManagedFields, gv, managedfields.ResourcePathMappings{gv.String(): path})
+}
+
+// manageScaleFields records the write in the object's managed fields as
+// the server does for a write of /scale: the handler's field manager
+// (the scale scope's, UpdateNoErrors) records what the request's manager
+// changed from the object's Scale (holding the entries ToSubresource
+// gives) to the request's, then the registry's scaleUpdatedObjectInfo
+// maps the Scale's entries back into the object's (ToParent): a manager
+// that now sets spec.replicas through the Scale owns the spec replicas
+// path (subresource scale, no time of its own), others lose it. With
+// managed fields left out, the object's are kept as they were.
+func (s *scaleRequest) manageScaleFields(current *autoscalingv1.Scale) {
+	if s.failed() || s.opts.ManagedFields.Omit {
+		return
+	}
+	fm, err := s.v.crd.fieldManager()
+	if err != nil {
+		s.fail(apierrors.NewInternalError(fmt.Errorf("failed to create field manager: %v", err)))
+		return
+	}
+	h := s.scaleHandler()
+	entries, err := h.ToSubresource()
+	if err != nil {
+		s.fail(bareInternalError(err))
+		return
+	}
+	recorded := entries
+	if s.scale.APIVersion == "autoscaling/v1" {
+		// The server's converter takes a Scale to its version only when
+		// the request's names the group (the body's, or the patched
+		// Scale's, apiVersion); otherwise the field manager fails and
+		// UpdateNoErrors keeps the live Scale's entries.
+		if recorded, err = s.recordScaleWrite(fm, current, entries); err != nil {
+			s.fail(bareInternalError(err))
+			return
+		}
+	}
+	parent, err := h.ToParent(recorded)
+	if err != nil {
+		s.fail(bareInternalError(err))
+		return
+	}
+	md := s.metadataOf(s.obj)
+	if len(parent) == 0 {
+		delete(md, "managedFields")
+		return
+	}
+	list := make([]any, len(parent))
+	for i := range parent {
+		e, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&parent[i])
+		if err != nil {
+			s.fail(bareInternalError(err))
+			return
+		}
+		list[i] = e
+	}
+	md["managedFields"] = list
 }
 
 // updateObject updates the object as Version.Update does, with the
@@ -468,12 +552,41 @@ func (s *scaleRequest) updateObject(convert ConvertOptions) {
 	if s.failed() {
 		return
 	}
-	res := s.v.updateWith(nil, s.obj, s.old, UpdateOptions{FieldValidation: Ignore, Convert: convert}, false, true)
+	res := s.v.updateScaled(s.obj, s.old, UpdateOptions{FieldValidation: Ignore, Convert: convert, ManagedFields: s.opts.ManagedFields})
+	parent := res.Object
 	if w := s.v.DeprecationWarning(); w != "" && len(res.Warnings) > 0 {
 		res.Warnings = res.Warnings[1:] // the request's own came first
 	}
 	res.Warnings = append(s.res.Warnings, res.Warnings...)
+	res.Parent = parent
 	s.res = res
+}
+
+// recordScaleWrite is the scale scope's field manager (UpdateNoErrors)
+// over the Scale read (with the object's entries as the Scale shows them)
+// and the request's: the Scale's entries after the write.
+func (s *scaleRequest) recordScaleWrite(fm *fieldmanager.Manager, current *autoscalingv1.Scale, entries []metav1.ManagedFieldsEntry) ([]metav1.ManagedFieldsEntry, error) {
+	liveScale, newScale := current.DeepCopy(), s.scale.DeepCopy()
+	liveScale.ManagedFields = entries
+	tm := metav1.TypeMeta{Kind: "Scale", APIVersion: "autoscaling/v1"}
+	liveScale.TypeMeta, newScale.TypeMeta = tm, tm
+	live, err := runtime.DefaultUnstructuredConverter.ToUnstructured(liveScale)
+	if err != nil {
+		return nil, err
+	}
+	upd, err := runtime.DefaultUnstructuredConverter.ToUnstructured(newScale)
+	if err != nil {
+		return nil, err
+	}
+	out, err := fm.Update(s.v.name, fieldmanager.Scale, live, upd, s.opts.ManagedFields.manager(), s.opts.ManagedFields.Now)
+	if err != nil {
+		return nil, err
+	}
+	recorded := new(autoscalingv1.Scale)
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(out, recorded); err != nil {
+		return nil, err
+	}
+	return recorded.ManagedFields, nil
 }
 
 // scaleOf sets the result to the Scale of obj, as the server encodes it;
@@ -485,6 +598,7 @@ func (s *scaleRequest) scaleOf(obj map[string]any, updated bool) {
 	}
 	sc, err := printcolumns.Scale(obj, *s.v.scaleSub)
 	if err != nil {
+		s.res.Parent = nil
 		if updated {
 			s.fail(apierrors.NewBadRequest(err.Error()))
 		} else {

@@ -10,15 +10,20 @@ import (
 // FuzzScale sends arbitrary bodies to the scale subresource: as a PUT of a
 // Scale and as each patch type (the library's panics, copy bombs and
 // operations past the limit included). No panic, live untouched, and an
-// answer that is either a refusal with the server's Status or an
-// autoscaling/v1 Scale whose spec.replicas is an integer.
+// answer that is either a refusal with the server's Status (and no Parent)
+// or an autoscaling/v1 Scale whose spec.replicas is an integer, with the
+// object written (Result.Parent) holding it and managed fields.
 func FuzzScale(f *testing.F) {
 	crd, err := Load([]byte(widgetCRD))
 	if err != nil {
 		f.Fatal(err)
 	}
 	v := crd.Version("v1")
-	live := widget("ns", "w1", nil, map[string]any{"replicas": int64(2)})
+	created := v.Create(widget("ns", "w1", nil, map[string]any{"replicas": int64(2)}), CreateOptions{ManagedFields: ManagedFields{FieldManager: "creator"}})
+	if created.Err != nil {
+		f.Fatal(created.Err)
+	}
+	live := created.Object // with a managedFields entry owning spec.replicas
 	md := live["metadata"].(map[string]any)
 	md["uid"], md["resourceVersion"], md["creationTimestamp"], md["generation"] = "u-1", "19", "2026-01-01T00:00:00Z", int64(1)
 	for _, s := range []struct {
@@ -50,7 +55,7 @@ func FuzzScale(f *testing.F) {
 			t.Fatalf("scale request %q (%d) modified live", body, kind)
 		}
 		if res.Err != nil {
-			if res.Object != nil || res.Status() == nil {
+			if res.Object != nil || res.Parent != nil || res.Status() == nil {
 				t.Fatalf("scale request %q (%d) = %v with object %v", body, kind, res.Err, res.Object)
 			}
 			return
@@ -61,6 +66,14 @@ func FuzzScale(f *testing.F) {
 		spec, _ := res.Object["spec"].(map[string]any)
 		if _, ok := spec["replicas"].(int64); !ok && spec["replicas"] != nil {
 			t.Fatalf("scale request %q (%d): spec.replicas %#v", body, kind, spec["replicas"])
+		}
+		pspec, _ := res.Parent["spec"].(map[string]any)
+		if want := spec["replicas"]; want != nil && pspec["replicas"] != want {
+			t.Fatalf("scale request %q (%d): Parent spec.replicas %#v, want %#v", body, kind, pspec["replicas"], want)
+		}
+		mf, _ := res.Parent["metadata"].(map[string]any)["managedFields"].([]any)
+		if len(mf) == 0 {
+			t.Fatalf("scale request %q (%d): Parent without managedFields", body, kind)
 		}
 	})
 }

@@ -3,6 +3,7 @@ package crdkit
 import (
 	"reflect"
 	"testing"
+	"time"
 )
 
 func TestScale(t *testing.T) {
@@ -61,5 +62,78 @@ func TestScale(t *testing.T) {
 		if tc.res.Err != nil || !reflect.DeepEqual(tc.res.Object, tc.want) {
 			t.Errorf("%s: %v %s, want %s", tc.name, tc.res.Err, mustMarshal(tc.res.Object), mustMarshal(tc.want))
 		}
+	}
+}
+
+// TestScaleManagedFields checks the entries a write of /scale leaves in
+// the object's managedFields (Result.Parent), as the real server's
+// (TestServerScale's scale-parent cases) records them.
+func TestScaleManagedFields(t *testing.T) {
+	crd, err := Load([]byte(widgetCRD))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := crd.Version("v1")
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	created := v.Create(widget("ns", "w1", nil, map[string]any{"replicas": int64(2)}), CreateOptions{ManagedFields: ManagedFields{FieldManager: "creator", Now: now}})
+	if created.Err != nil {
+		t.Fatal(created.Err)
+	}
+	live := created.Object
+	md := live["metadata"].(map[string]any)
+	md["uid"], md["resourceVersion"], md["creationTimestamp"] = "u-1", "19", "2026-01-01T00:00:00Z"
+	creator := func(fields map[string]any) map[string]any {
+		return map[string]any{"apiVersion": "example.com/v1", "fieldsType": "FieldsV1", "fieldsV1": map[string]any{"f:spec": fields},
+			"manager": "creator", "operation": "Update", "time": "2026-01-01T00:00:00Z"}
+	}
+	replicasEntry := func(manager string, sub bool) map[string]any {
+		e := map[string]any{"apiVersion": "example.com/v1", "fieldsType": "FieldsV1", "fieldsV1": map[string]any{"f:spec": map[string]any{"f:replicas": map[string]any{}}},
+			"manager": manager, "operation": "Update"}
+		if sub {
+			e["subresource"] = "scale"
+		}
+		return e
+	}
+	rest := map[string]any{} // the creator's entry without spec.replicas
+	by := func(m string) UpdateOptions {
+		return UpdateOptions{ManagedFields: ManagedFields{FieldManager: m, Now: now.Add(time.Hour)}}
+	}
+	for _, tc := range []struct {
+		name string
+		res  Result
+		want []any // nil: no managedFields
+	}{
+		{"put", v.UpdateScaleJSON([]byte(`{"apiVersion":"autoscaling/v1","kind":"Scale","metadata":{"name":"w1"},"spec":{"replicas":5}}`), live, by("scaler")),
+			[]any{replicasEntry("scaler", true), creator(rest)}},
+		{"merge", v.PatchScale(MergePatch, []byte(`{"spec":{"replicas":7}}`), live, by("scaler")),
+			[]any{replicasEntry("scaler", true), creator(rest)}},
+		{"json", v.PatchScale(JSONPatch, []byte(`[{"op":"replace","path":"/spec/replicas","value":8}]`), live, by("scaler")),
+			[]any{replicasEntry("scaler", true), creator(rest)}},
+		// Without autoscaling/v1 the server's field manager fails: the
+		// owner's entry is rewritten through the Scale, without a time.
+		{"put without type meta", v.UpdateScaleJSON([]byte(`{"metadata":{"name":"w1"},"spec":{"replicas":5}}`), live, by("scaler")),
+			[]any{replicasEntry("creator", false), creator(rest)}},
+		// The Scale shows the owner's entry at autoscaling/v1, a manager
+		// other than the object's: mapped back, it is a new entry.
+		{"put same replicas", v.UpdateScaleJSON([]byte(`{"apiVersion":"autoscaling/v1","metadata":{"name":"w1"},"spec":{"replicas":2}}`), live, by("scaler")),
+			[]any{replicasEntry("creator", false), creator(rest)}},
+		{"omit", v.UpdateScaleJSON([]byte(`{"apiVersion":"autoscaling/v1","metadata":{"name":"w1"},"spec":{"replicas":5}}`), live,
+			UpdateOptions{ManagedFields: ManagedFields{FieldManager: "scaler", Omit: true}}), nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.res.Err != nil || tc.res.Parent == nil {
+				t.Fatalf("Parent(%s) = %v, %v", tc.name, tc.res.Parent, tc.res.Err)
+			}
+			got := tc.res.Parent["metadata"].(map[string]any)["managedFields"]
+			if tc.want == nil {
+				if got != nil {
+					t.Errorf("managedFields(%s) = %s, want none", tc.name, mustMarshal(got))
+				}
+				return
+			}
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("managedFields(%s) = %s, want %s", tc.name, mustMarshal(got), mustMarshal(tc.want))
+			}
+		})
 	}
 }

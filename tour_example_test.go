@@ -112,7 +112,7 @@ func Example() {
 	items, err := v.List(objects, crdkit.ListOptions{LabelSelector: "!app", FieldSelector: "metadata.name=nightly"})
 	fmt.Println(len(items), err)
 	res = v.PatchScale(crdkit.MergePatch, []byte(`{"spec":{"replicas":3}}`), live, crdkit.UpdateOptions{}) // PATCH /scale
-	fmt.Println(res.Err, res.Object["spec"])
+	fmt.Println(res.Err, res.Object["spec"], res.Parent["spec"])
 
 	stored, err := v.Read(live)                  // the read path: storage-version defaults, conversion
 	v.Default(obj)                               // client-side defaulting before a diff (in place)
@@ -144,7 +144,7 @@ func Example() {
 	// Apply failed with 1 conflict: conflict with "before-first-apply" using stable.example.com/v1: .spec.image
 	// <nil> true 200
 	// 1 <nil>
-	// <nil> map[replicas:3]
+	// <nil> map[replicas:3] map[cronSpec:0 3 * * * image:backup:v1234 replicas:3]
 	// map[cronSpec:0 3 * * * image:backup:v1234 replicas:1] 1 <nil>
 	// Replicas 1 <nil>
 	// [spec: Invalid value: many replicas need an image]

@@ -118,7 +118,21 @@ func (v *Version) update(raw []byte, obj, live map[string]any, opts UpdateOption
 // that tests can compare the two.
 func (v *Version) updateWith(raw []byte, obj, live map[string]any, opts UpdateOptions, status, fast bool) Result {
 	r := &request{v: v, mode: opts.mode(), raw: raw, obj: obj, fast: fast, managed: opts.ManagedFields}
-	u := &updateRequest{request: r, status: status}
+	return v.updateRun(&updateRequest{request: r, status: status}, live, opts)
+}
+
+// updateScaled is the registry's update of the object a write of /scale
+// changed: the handler's field manager ran on the Scale (the object's
+// managed fields are already what it recorded), so the object's update
+// runs no field manager and no timestamp transformer of its own.
+func (v *Version) updateScaled(obj, live map[string]any, opts UpdateOptions) Result {
+	r := &request{v: v, mode: opts.mode(), obj: obj, fast: true, managed: opts.ManagedFields}
+	return v.updateRun(&updateRequest{request: r, scaled: true}, live, opts)
+}
+
+// updateRun runs the update's steps for u.
+func (v *Version) updateRun(u *updateRequest, live map[string]any, opts UpdateOptions) Result {
+	r := u.request
 	r.warnDeprecated()                                       // every request to a deprecated version
 	r.validateOptions("UpdateOptions", opts.FieldValidation) // ValidateUpdateOptions
 	u.readLive(live)                                         // §2.4: the live object as the registry reads it, at this version
@@ -149,6 +163,7 @@ func (v *Version) updateWith(raw []byte, obj, live map[string]any, opts UpdateOp
 type updateRequest struct {
 	*request
 	status  bool           // PUT to /status
+	scaled  bool           // the object's update after a write of /scale
 	old     map[string]any // live at this version, never modified
 	oldMeta *metav1.ObjectMeta
 	name    string // the name on the URL

@@ -441,6 +441,28 @@ func TestScale(t *testing.T) {
 	if err := c.SubResource("scale").Patch(ctx, ct, patch, client.WithSubResourceBody(sc2)); err != nil || sc2.Spec.Replicas != 2 {
 		t.Errorf("Patch(scale) = %v, %+v", err, sc2.Spec)
 	}
+	// The object stored holds the entry the server records for the
+	// patch's manager (TestCRClientScenarios compares them with the
+	// server's, after PUTs without type meta too).
+	ct = cronTab("s2")
+	if err := c.Create(ctx, ct); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.SubResource("scale").Patch(ctx, ct, patch, client.WithSubResourceBody(sc2), client.FieldOwner("hpa")); err != nil {
+		t.Fatalf("Patch(scale) by hpa = %v", err)
+	}
+	if err := c.Get(ctx, client.ObjectKeyFromObject(ct), ct); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, e := range ct.ManagedFields {
+		if e.Manager == "hpa" {
+			found = e.Subresource == "scale" && e.Operation == "Update" && e.Time == nil && string(e.FieldsV1.Raw) == `{"f:spec":{"f:replicas":{}}}`
+		}
+	}
+	if !found {
+		t.Errorf("managedFields after Patch(scale) by hpa = %+v, want an entry of hpa for /scale owning spec.replicas", ct.ManagedFields)
+	}
 }
 
 func TestWatch(t *testing.T) {

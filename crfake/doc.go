@@ -90,6 +90,8 @@
 //
 // Not modelled: admission webhooks, conversion webhooks (a CRD whose
 // strategy is Webhook is converted by calling its webhook only where crdkit
-// does), watch bookmarks, garbage collection of dependents, and the
-// managed fields the server shows in a Scale.
+// does), watch bookmarks and garbage collection of dependents. A write of
+// the scale subresource stores the object as the server does
+// (Result.Parent): the new replica count and the managed fields entry the
+// server records for the Scale's manager.
 package crfake

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
-	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -186,8 +185,9 @@ func (s *subClient) Apply(ctx context.Context, ac runtime.ApplyConfiguration, op
 }
 
 // scaleWrite runs a write of the scale subresource, then stores the
-// object with the new replica count (as the server's scale registry
-// updates it) and decodes the Scale into into.
+// object as the write left it (Result.Parent: the new replica count and
+// the managed fields entry of the Scale's manager) and decodes the Scale
+// into into.
 func (c *Client) scaleWrite(r *resource, v *crdkit.Version, obj client.Object, into runtime.Object, dry bool, uo crdkit.UpdateOptions, write func(live map[string]any) crdkit.Result) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -203,15 +203,7 @@ func (c *Client) scaleWrite(r *resource, v *crdkit.Version, obj client.Object, i
 	if res.Err != nil {
 		return res.Err
 	}
-	spec, _ := res.Object["spec"].(map[string]any)
-	replicas, _ := spec["replicas"].(int64)
-	upd := copyJSON(live)
-	setPath(upd, specReplicasPath(r.lazy.crd, v), replicas)
-	ures := v.Update(upd, live, crdkit.UpdateOptions{FieldValidation: crdkit.Ignore, ManagedFields: uo.ManagedFields})
-	if ures.Err != nil {
-		return ures.Err
-	}
-	ne, err := c.put(r, k, ures.Object, e, dry)
+	ne, err := c.put(r, k, res.Parent, e, dry)
 	if err != nil {
 		return err
 	}
@@ -223,29 +215,4 @@ func (c *Client) scaleWrite(r *resource, v *crdkit.Version, obj client.Object, i
 	}
 	_, unstr := obj.(runtime.Unstructured)
 	return decodeKeepKind(res.Object, into, unstr)
-}
-
-func specReplicasPath(crd *crdkit.CRD, v *crdkit.Version) []string {
-	for _, dv := range crd.Definition().Spec.Versions {
-		if dv.Name == v.Name() && dv.Subresources != nil && dv.Subresources.Scale != nil {
-			return strings.Split(strings.TrimPrefix(dv.Subresources.Scale.SpecReplicasPath, "."), ".")
-		}
-	}
-	return []string{"spec", "replicas"}
-}
-
-func setPath(obj map[string]any, path []string, val any) {
-	m := obj
-	for i, p := range path {
-		if i == len(path)-1 {
-			m[p] = val
-			return
-		}
-		next, ok := m[p].(map[string]any)
-		if !ok {
-			next = map[string]any{}
-			m[p] = next
-		}
-		m = next
-	}
 }

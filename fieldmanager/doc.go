@@ -10,8 +10,11 @@
 // way the custom-resource handler builds it, from the OpenAPI definitions
 // the server derives from the CRD (openapi.Models in this module), with the
 // reset fields of each endpoint (status on the resource when the status
-// subresource is on; metadata and spec on /status), and gives it crdkit's
-// conversion and defaulting in place of the server's.
+// subresource is on; metadata and spec on /status), one for /scale whose
+// objects are autoscaling/v1 Scales (Subresource Scale: the caller maps
+// the Scale's entries to and from the object's with
+// managedfields.ScaleHandler, as the server's registry does), and gives it
+// crdkit's conversion and defaulting in place of the server's.
 //
 // # Value model
 //

@@ -41,6 +41,8 @@ type Version struct {
 	Name string
 	// Status is true when the version has the status subresource.
 	Status bool
+	// Scale is true when the version has the scale subresource.
+	Scale bool
 }
 
 // Subresource names the endpoint a write goes to.
@@ -50,6 +52,11 @@ type Subresource string
 const (
 	Main   Subresource = ""
 	Status Subresource = "status"
+	// Scale is the scale subresource: its field manager records the
+	// writes of an autoscaling/v1 Scale (the objects given to Update are
+	// Scales, with the entries managedfields.ScaleHandler.ToSubresource
+	// gives).
+	Scale Subresource = "scale"
 )
 
 // Manager is the server's field manager for one custom resource: one
@@ -110,6 +117,19 @@ func New(o Options) (*Manager, error) {
 				return nil, err
 			}
 			m.managers[key{v.Name, Status}] = f
+		}
+		if v.Scale {
+			// The server's scale scope: the Scale's kind, no reset
+			// fields, conversion and defaulting that leave a Scale as
+			// it is. The Scale's fields are maps only (no list, no
+			// unknown field once decoded), so the deduced converter
+			// yields the field sets the Scale's schema does.
+			scaleGVK := runtimeschema.GroupVersionKind{Group: "autoscaling", Version: "v1", Kind: "Scale"}
+			f, err := managedfields.NewDefaultCRDFieldManager(managedfields.NewDeducedTypeConverter(), conv, def, creater{}, scaleGVK, gvk.GroupVersion(), "scale", nil)
+			if err != nil {
+				return nil, err
+			}
+			m.managers[key{v.Name, Scale}] = f
 		}
 	}
 	return m, nil

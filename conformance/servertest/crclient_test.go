@@ -207,11 +207,6 @@ type scenario struct {
 	run   func(r *run)
 }
 
-// scaleWriters are the scenarios whose objects' managed fields are not
-// compared: after a write of the scale subresource the server records
-// entries for it that crdkit does not model (Version.PatchScale's doc).
-var scaleWriters = map[string]bool{"rollout-scale": true, "machinedeployment-scale": true, "prometheus-scale-json-patch": true}
-
 func mergePatch(s string) client.Patch { return client.RawPatch(patchType("merge"), []byte(s)) }
 func jsonPatch(s string) client.Patch  { return client.RawPatch(patchType("json"), []byte(s)) }
 
@@ -799,12 +794,11 @@ func (r *run) drain(w watch.Interface, quiet time.Duration) {
 }
 
 var (
-	reTime   = regexp.MustCompile(`(\\?)"(creationTimestamp|deletionTimestamp|time)(\\?)":(\\?)"[^"\\]*(\\?)"`)
-	reGen    = regexp.MustCompile(`(gen|BAD)-[a-z0-9]{5}`)
-	reUID    = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
-	reRV     = regexp.MustCompile(`(\\?)"resourceVersion(\\?)":(\\?)"([0-9]+)(\\?)"`)
-	reCont   = regexp.MustCompile(`"continue":"[^"]+"`)
-	reMFScal = regexp.MustCompile(`"managedFields":\[.*?\],"name"`)
+	reTime = regexp.MustCompile(`(\\?)"(creationTimestamp|deletionTimestamp|time)(\\?)":(\\?)"[^"\\]*(\\?)"`)
+	reGen  = regexp.MustCompile(`(gen|BAD)-[a-z0-9]{5}`)
+	reUID  = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+	reRV   = regexp.MustCompile(`(\\?)"resourceVersion(\\?)":(\\?)"([0-9]+)(\\?)"`)
+	reCont = regexp.MustCompile(`"continue":"[^"]+"`)
 )
 
 // normalize replaces, over the whole transcript, uids and
@@ -929,7 +923,7 @@ func TestCRClientScenarios(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	same, skipped, sorted := 0, 0, 0
+	same, sorted := 0, 0
 	for i, sc := range crScenarios {
 		// The server's storage errors name the key with the oracle's own
 		// --etcd-prefix; crdkit names it without (ReadOptions.Key).
@@ -937,10 +931,6 @@ func TestCRClientScenarios(t *testing.T) {
 			results[i].real[j] = strings.ReplaceAll(l, "Key: "+strings.TrimSuffix(srv.EtcdPrefix(), "/")+"/", "Key: /")
 		}
 		rn, fn := normalize(results[i].real), normalize(results[i].fake)
-		if scaleWriters[sc.name] {
-			rn, fn = dropManagedFields(rn), dropManagedFields(fn)
-			skipped++
-		}
 		if strings.Join(rn, "\n") == strings.Join(fn, "\n") {
 			same++
 			continue
@@ -955,7 +945,7 @@ func TestCRClientScenarios(t *testing.T) {
 		}
 		t.Errorf("scenario %s differs:\n%s", sc.name, diffLines(rn, fn))
 	}
-	fmt.Printf("conformance: crclient-scenarios %d/%d (causes compared sorted in %d; managedFields not compared after scale writes in %d)\n", same, len(crScenarios), sorted, skipped)
+	fmt.Printf("conformance: crclient-scenarios %d/%d (causes compared sorted in %d)\n", same, len(crScenarios), sorted)
 }
 
 // play runs one scenario through c in namespace ns.
@@ -992,14 +982,6 @@ func sortedCauses(lines []string) []string {
 			head = head[:j] + " is invalid: <sorted causes>"
 		}
 		out[i] = head + " | " + strings.Join(causes, " | ")
-	}
-	return out
-}
-
-func dropManagedFields(lines []string) []string {
-	out := make([]string, len(lines))
-	for i, l := range lines {
-		out[i] = reMFScal.ReplaceAllString(l, `"managedFields":"<not compared>","name"`)
 	}
 	return out
 }

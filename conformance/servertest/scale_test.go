@@ -12,6 +12,7 @@ import (
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/types"
+	kjson "sigs.k8s.io/json"
 
 	"github.com/crdkit/crdkit"
 	"github.com/crdkit/crdkit/conformance/oracle"
@@ -144,6 +145,22 @@ func scaleVersion(t *testing.T, agr *agreement, ck *crdkit.CRD, crd *apiextensio
 			}
 		}
 		merge, jsonp := types.MergePatchType, types.JSONPatchType
+		long := strings.Repeat("m", 129)
+		for _, c := range []struct {
+			name, manager string
+			pt            types.PatchType // "": PUT
+			body          string
+		}{
+			{"manager-too-long", long, "", full("")},
+			{"manager-unprintable", "a\x01b", "", full("")},
+			{"manager-ok", "scaler", "", full("")},
+			{"merge-manager-too-long", long, merge, `{"spec":{"replicas":5}}`},
+			{"merge-manager-unprintable", "a\x01b", merge, `{"spec":{"replicas":5}}`},
+			{"json-manager-too-long-not-json", long, jsonp, `{`},
+			{"strategic-manager-too-long", long, types.StrategicMergePatchType, `{}`},
+		} {
+			l.withManager(c.name, c.manager, c.pt, c.body)
+		}
 		for _, c := range []struct {
 			name  string
 			pt    types.PatchType
@@ -187,6 +204,83 @@ func scaleVersion(t *testing.T, agr *agreement, ck *crdkit.CRD, crd *apiextensio
 				l.patch(c.name, c.pt, c.patch, mode)
 			}
 		}
+		l.parentWrites()
+	}
+}
+
+// parentWrites writes the Scale for real (no dry run), by managers of
+// its own, and compares the object the server then stores (a GET of it)
+// with crdkit's Result.Parent: its managedFields (times normalised) and
+// spec. Each write starts from the object the previous one left: PUTs of
+// the Scale (with and without its type meta, by the object's creator),
+// JSON merge patches and JSON patches.
+func (l *scaleCase) parentWrites() {
+	creator := ""
+	if mf, _ := l.live["metadata"].(map[string]any)["managedFields"].([]any); len(mf) > 0 {
+		creator, _ = mf[0].(map[string]any)["manager"].(string)
+	}
+	body := func(n int) []byte {
+		return fmt.Appendf(nil, `{"apiVersion":"autoscaling/v1","kind":"Scale","metadata":{"name":%q},"spec":{"replicas":%d}}`, l.name, n)
+	}
+	merge, jsonp := types.MergePatchType, types.JSONPatchType
+	for _, w := range []struct {
+		name, manager string
+		pt            types.PatchType // "": PUT
+		body          []byte
+	}{
+		{"put", "scale-put", "", body(7)},
+		{"merge-patch", "scale-merge", merge, []byte(`{"spec":{"replicas":8}}`)},
+		{"json-patch", "scale-json", jsonp, []byte(`[{"op":"replace","path":"/spec/replicas","value":9}]`)},
+		{"put-same-replicas", "scale-same", "", body(9)},
+		{"put-creator", creator, "", body(4)},
+		{"merge-patch-again", "scale-merge", merge, []byte(`{"spec":{"replicas":5}}`)},
+		{"put-no-type-meta", "scale-bare", "", fmt.Appendf(nil, `{"metadata":{"name":%q},"spec":{"replicas":6}}`, l.name)},
+		{"put-kind-only", "scale-kind", "", fmt.Appendf(nil, `{"kind":"Scale","metadata":{"name":%q},"spec":{"replicas":2}}`, l.name)},
+		{"put-apiVersion-only", "scale-apiversion", "", fmt.Appendf(nil, `{"apiVersion":"autoscaling/v1","metadata":{"name":%q},"spec":{"replicas":3}}`, l.name)},
+		{"merge-patch-after", "scale-merge", merge, []byte(`{"spec":{"replicas":1}}`)},
+		{"json-patch-apiVersion-removed", "scale-json", jsonp, []byte(`[{"op":"remove","path":"/apiVersion"},{"op":"replace","path":"/spec/replicas","value":2}]`)},
+	} {
+		opts := crdkit.UpdateOptions{ManagedFields: crdkit.ManagedFields{FieldManager: w.manager}}
+		var res crdkit.Result
+		method, ct := "PUT", ""
+		if w.pt == "" {
+			res = l.ck.Version(l.version).UpdateScaleJSON(w.body, l.live, opts)
+		} else {
+			method, ct = "PATCH", string(w.pt)
+			res = l.ck.Version(l.version).PatchScale(crdkit.PatchType(w.pt), w.body, l.live, opts)
+		}
+		q := url.Values{"fieldManager": {w.manager}}
+		rctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		sr, err := srv.DoRaw(rctx, oracle.RawRequest{Method: method, CRD: l.crd.Name, Version: l.version, Namespace: l.ns, Name: l.name,
+			Subresource: "scale", Query: q, ContentType: ct, Body: w.body})
+		var got oracle.Result
+		if err == nil && sr.Code == 200 {
+			got, err = srv.DoRaw(rctx, oracle.RawRequest{Method: "GET", CRD: l.crd.Name, Version: l.version, Namespace: l.ns, Name: l.name})
+		}
+		cancel()
+		if err != nil {
+			l.t.Fatalf("%s %s %s %s: %v", l.crd.Name, l.version, method, w.name, err)
+		}
+		desc := fmt.Sprintf("%s %s %s %s by %q", l.crd.Name, l.version, l.name, w.name, w.manager)
+		ok := sr.Code == 200 && res.Err == nil && got.Object != nil
+		l.agr.record("scale-parent-code", w.name, ok,
+			fmt.Sprintf("%s\n  server: %d %s\n  crdkit: %v", desc, sr.Code, sr.Body, res.Err))
+		if !ok {
+			return
+		}
+		want := oracle.Normalize(deepCopyJSON(got.Object))
+		parent := oracle.Normalize(deepCopyJSON(res.Parent))
+		wmd, _ := want["metadata"].(map[string]any)
+		pmd, _ := parent["metadata"].(map[string]any)
+		l.agr.record("scale-parent-managedFields", w.name, reflect.DeepEqual(wmd["managedFields"], pmd["managedFields"]),
+			fmt.Sprintf("%s\n  server: %s\n  crdkit: %s", desc, mustJSON(wmd["managedFields"]), mustJSON(pmd["managedFields"])))
+		l.agr.record("scale-parent-spec", w.name, reflect.DeepEqual(want["spec"], parent["spec"]),
+			fmt.Sprintf("%s\n  server: %s\n  crdkit: %s", desc, mustJSON(want["spec"]), mustJSON(parent["spec"])))
+		var next map[string]any
+		if err := kjson.UnmarshalCaseSensitivePreserveInts(got.Body, &next); err != nil {
+			l.t.Fatalf("%s: decoding the object: %v", desc, err)
+		}
+		l.live = next
 	}
 }
 
@@ -221,6 +315,24 @@ func (l *scaleCase) patch(name string, pt types.PatchType, patch string, mode or
 	l.compare("scale-patch", name, fmt.Sprintf("[%s] %s %s", mode, pt, patch), sr, res)
 }
 
+// withManager sends a dry-run PUT (pt "") or PATCH of the Scale with the
+// fieldManager parameter manager.
+func (l *scaleCase) withManager(name, manager string, pt types.PatchType, body string) {
+	method, capability := "PUT", "scale-put"
+	if pt != "" {
+		method, capability = "PATCH", "scale-patch"
+	}
+	sr := l.sendQuery(method, string(pt), []byte(body), url.Values{"dryRun": {"All"}, "fieldManager": {manager}})
+	opts := crdkit.UpdateOptions{ManagedFields: crdkit.ManagedFields{FieldManager: manager}}
+	var res crdkit.Result
+	if pt == "" {
+		res = l.ck.Version(l.version).UpdateScaleJSON([]byte(body), l.live, opts)
+	} else {
+		res = l.ck.Version(l.version).PatchScale(crdkit.PatchType(pt), []byte(body), l.live, opts)
+	}
+	l.compare(capability, name, fmt.Sprintf("fieldManager %q %s %s", manager, pt, body), sr, res)
+}
+
 func (l *scaleCase) send(method, contentType string, body []byte, mode oracle.FieldValidation) oracle.Result {
 	q := url.Values{}
 	if method != "GET" {
@@ -229,6 +341,10 @@ func (l *scaleCase) send(method, contentType string, body []byte, mode oracle.Fi
 	if mode != "" {
 		q.Set("fieldValidation", string(mode))
 	}
+	return l.sendQuery(method, contentType, body, q)
+}
+
+func (l *scaleCase) sendQuery(method, contentType string, body []byte, q url.Values) oracle.Result {
 	rctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	sr, err := srv.DoRaw(rctx, oracle.RawRequest{Method: method, CRD: l.crd.Name, Version: l.version, Namespace: l.ns, Name: l.name,
