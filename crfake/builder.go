@@ -14,9 +14,12 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/managedfields"
+	clientgoapplyconfigurations "k8s.io/client-go/applyconfigurations"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/structured-merge-diff/v6/typed"
 
 	"github.com/crdkit/crdkit"
 	"github.com/crdkit/crdkit/internal/crdhead"
@@ -206,6 +209,15 @@ func (b *ClientBuilder) BuildClient() (*Client, error) {
 			fb = fb.WithRuntimeObjects(o)
 		}
 	}
+	if len(b.fake) == 0 {
+		// The type converters fake.ClientBuilder.Build makes when given
+		// none, in the same order, but the first built on first use:
+		// parsing client-go's schema of the built-in kinds is about 60 ms,
+		// most of a client's start, and a test of custom resources alone
+		// never needs it. A test that customises the fake builder gets
+		// the fake builder's own default.
+		fb = fb.WithTypeConverters(&lazyTypeConverter{}, managedfields.NewDeducedTypeConverter())
+	}
 	for _, f := range b.fake {
 		f(fb)
 	}
@@ -356,4 +368,31 @@ func par(n int, f func(i int)) {
 		}()
 	}
 	wg.Wait()
+}
+
+// lazyTypeConverter is client-go's type converter of the built-in kinds
+// (over a scheme of client-go's kinds alone, as controller-runtime's fake
+// client makes it), built on first use.
+type lazyTypeConverter struct {
+	once sync.Once
+	tc   managedfields.TypeConverter
+}
+
+func (l *lazyTypeConverter) get() managedfields.TypeConverter {
+	l.once.Do(func() {
+		s := runtime.NewScheme()
+		if err := clientgoscheme.AddToScheme(s); err != nil {
+			panic(fmt.Sprintf("failed to construct client-go scheme: %v", err))
+		}
+		l.tc = clientgoapplyconfigurations.NewTypeConverter(s)
+	})
+	return l.tc
+}
+
+func (l *lazyTypeConverter) ObjectToTyped(obj runtime.Object, opts ...typed.ValidationOptions) (*typed.TypedValue, error) {
+	return l.get().ObjectToTyped(obj, opts...)
+}
+
+func (l *lazyTypeConverter) TypedToObject(v *typed.TypedValue) (runtime.Object, error) {
+	return l.get().TypedToObject(v)
 }
