@@ -467,37 +467,42 @@ func (c *Client) remove(r *resource, k nsName, old *entry, last map[string]any) 
 // nothing else). Equal is reflect.DeepEqual's (jsonEqual), after dropping
 // "time" from each object in metadata.managedFields.
 func sameIgnoringTimes(a, b map[string]any) bool {
-	if len(a) != len(b) {
+	return sameWith(a, b, "metadata", func(av, bv any) bool {
+		return sameMapsWith(av, bv, func(amd, bmd map[string]any) bool {
+			return sameWith(amd, bmd, "managedFields", sameEntriesIgnoringTimes)
+		})
+	})
+}
+
+// sameEntriesIgnoringTimes compares two managedFields values, each entry
+// that is an object but for its "time".
+func sameEntriesIgnoringTimes(av, bv any) bool {
+	amf, aok := av.([]any)
+	bmf, bok := bv.([]any)
+	switch {
+	case !aok && !bok:
+		return jsonEqual(av, bv)
+	case aok != bok || len(amf) != len(bmf):
 		return false
 	}
-	for k, av := range a {
-		bv, ok := b[k]
-		if !ok {
-			return false
-		}
-		if k != "metadata" {
-			if !jsonEqual(av, bv) {
-				return false
-			}
-			continue
-		}
-		amd, _ := av.(map[string]any)
-		bmd, _ := bv.(map[string]any)
+	for i := range amf {
+		ae, aok := amf[i].(map[string]any)
+		be, bok := bmf[i].(map[string]any)
 		switch {
-		case amd == nil && bmd == nil:
-			if !jsonEqual(av, bv) {
+		case !aok && !bok:
+			if !jsonEqual(amf[i], bmf[i]) {
 				return false
 			}
-		case amd == nil || bmd == nil:
-			return false
-		case !sameMetadataIgnoringTimes(amd, bmd):
+		case aok != bok || !sameExcept(ae, be, "time"):
 			return false
 		}
 	}
 	return true
 }
 
-func sameMetadataIgnoringTimes(a, b map[string]any) bool {
+// sameWith reports whether a and b have the same keys and equal values,
+// the values of key compared by same (the others by jsonEqual).
+func sameWith(a, b map[string]any, key string, same func(av, bv any) bool) bool {
 	if len(a) != len(b) {
 		return false
 	}
@@ -506,37 +511,29 @@ func sameMetadataIgnoringTimes(a, b map[string]any) bool {
 		if !ok {
 			return false
 		}
-		if k != "managedFields" {
-			if !jsonEqual(av, bv) {
+		if k == key {
+			if !same(av, bv) {
 				return false
 			}
-			continue
-		}
-		amf, aok := av.([]any)
-		bmf, bok := bv.([]any)
-		switch {
-		case !aok && !bok:
-			if !jsonEqual(av, bv) {
-				return false
-			}
-		case aok != bok || len(amf) != len(bmf):
+		} else if !jsonEqual(av, bv) {
 			return false
-		default:
-			for i := range amf {
-				ae, aok := amf[i].(map[string]any)
-				be, bok := bmf[i].(map[string]any)
-				switch {
-				case !aok && !bok:
-					if !jsonEqual(amf[i], bmf[i]) {
-						return false
-					}
-				case aok != bok || !sameExcept(ae, be, "time"):
-					return false
-				}
-			}
 		}
 	}
 	return true
+}
+
+// sameMapsWith compares av and bv by same when both are non-nil objects,
+// by jsonEqual when neither is; an object and a non-object differ.
+func sameMapsWith(av, bv any, same func(a, b map[string]any) bool) bool {
+	am, _ := av.(map[string]any)
+	bm, _ := bv.(map[string]any)
+	switch {
+	case am == nil && bm == nil:
+		return jsonEqual(av, bv)
+	case am == nil || bm == nil:
+		return false
+	}
+	return same(am, bm)
 }
 
 // sameExcept reports whether a and b are equal but for their values of
