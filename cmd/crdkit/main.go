@@ -22,6 +22,7 @@ import (
 	"io"
 	"os"
 	"runtime/pprof"
+	"runtime/trace"
 	"strings"
 )
 
@@ -88,6 +89,16 @@ func main() {
 		if f, err := os.Create(p); err == nil && pprof.StartCPUProfile(f) == nil {
 			code := run(os.Args[1:], os.Stdout, os.Stderr)
 			pprof.StopCPUProfile()
+			f.Close()
+			os.Exit(code)
+		}
+	}
+	if p := os.Getenv("CRDKIT_TRACE"); p != "" {
+		// An execution trace of the run, for go tool trace: where the
+		// cores wait (BENCHMARKS.md).
+		if f, err := os.Create(p); err == nil && trace.Start(f) == nil {
+			code := run(os.Args[1:], os.Stdout, os.Stderr)
+			trace.Stop()
 			f.Close()
 			os.Exit(code)
 		}

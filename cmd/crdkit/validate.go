@@ -395,6 +395,15 @@ type checkOptions struct {
 	idle func()
 }
 
+// A batch of documents for checkAllWith's workers ends at batchDocs
+// documents or once it holds batchBytes of input: large enough that the
+// hand-offs are a small part of a batch's time, small enough that a few
+// large documents still spread over the workers.
+const (
+	batchDocs  = 32
+	batchBytes = 16 << 10
+)
+
 // idleAfter is how long checkAllWith's printer waits for the next outcome
 // before it calls checkOptions.idle.
 const idleAfter = 20 * time.Millisecond
@@ -422,50 +431,59 @@ func checkAllWith(inputs []string, workers int, stderr io.Writer, status *int, i
 		*status = 2
 		return 0
 	}
+	// Documents go to the workers in batches (several small files, or
+	// a slice of a long stream), so that a worker's hand-offs (a job in,
+	// its outcomes out, the printer woken) are paid once per batch: paid
+	// per document, they left a third of the second core idle.
 	type job struct {
-		c    docs.Chunk
-		done chan chunkOutcome
+		cs   []docs.Chunk
+		done chan []chunkOutcome
 	}
-	jobs := make(chan job)
-	pending := make(chan chan chunkOutcome, 4*workers) // in input order; bounds documents in flight
+	jobs := make(chan job, workers)
+	pending := make(chan chan []chunkOutcome, 4*workers) // in input order; bounds documents in flight
+	one := func(c docs.Chunk) chunkOutcome {
+		var js []byte
+		var warnings []string
+		var unchecked bool
+		var err error
+		if uncheckedJSON {
+			js, warnings, unchecked, err = c.ConvertUnchecked()
+		} else {
+			js, warnings, err = c.Convert()
+		}
+		if unchecked {
+			d := docs.Doc{File: c.File, Line: c.Line, JSON: js}
+			outs := checkDoc(d, isList, check)
+			if !slices.ContainsFunc(outs, func(o outcome) bool { return o.err != nil || !o.r.Allowed }) {
+				return chunkOutcome{file: c.File, outs: outs, counts: true}
+			}
+			js2, w2, err2 := c.Convert()
+			if err2 == nil && bytes.Equal(js2, js) && len(w2) == 0 {
+				return chunkOutcome{file: c.File, outs: outs, counts: true}
+			}
+			js, warnings, err = js2, w2, err2
+		}
+		switch {
+		case err != nil:
+			return chunkOutcome{file: c.File, outs: []outcome{{r: objectResult{File: c.File}, err: err}}, counts: true}
+		case js == nil:
+			return chunkOutcome{}
+		default:
+			d := docs.Doc{File: c.File, Line: c.Line, JSON: js, Warnings: warnings}
+			return chunkOutcome{file: c.File, outs: checkDoc(d, isList, check), counts: true}
+		}
+	}
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for j := range jobs {
-				var js []byte
-				var warnings []string
-				var unchecked bool
-				var err error
-				if uncheckedJSON {
-					js, warnings, unchecked, err = j.c.ConvertUnchecked()
-				} else {
-					js, warnings, err = j.c.Convert()
+				cos := make([]chunkOutcome, len(j.cs))
+				for i, c := range j.cs {
+					cos[i] = one(c)
 				}
-				if unchecked {
-					d := docs.Doc{File: j.c.File, Line: j.c.Line, JSON: js}
-					outs := checkDoc(d, isList, check)
-					if !slices.ContainsFunc(outs, func(o outcome) bool { return o.err != nil || !o.r.Allowed }) {
-						j.done <- chunkOutcome{file: j.c.File, outs: outs, counts: true}
-						continue
-					}
-					js2, w2, err2 := j.c.Convert()
-					if err2 == nil && bytes.Equal(js2, js) && len(w2) == 0 {
-						j.done <- chunkOutcome{file: j.c.File, outs: outs, counts: true}
-						continue
-					}
-					js, warnings, err = js2, w2, err2
-				}
-				switch {
-				case err != nil:
-					j.done <- chunkOutcome{file: j.c.File, outs: []outcome{{r: objectResult{File: j.c.File}, err: err}}, counts: true}
-				case js == nil:
-					j.done <- chunkOutcome{}
-				default:
-					d := docs.Doc{File: j.c.File, Line: j.c.Line, JSON: js, Warnings: warnings}
-					j.done <- chunkOutcome{file: j.c.File, outs: checkDoc(d, isList, check), counts: true}
-				}
+				j.done <- cos
 			}
 		}()
 	}
@@ -481,7 +499,7 @@ func checkAllWith(inputs []string, workers int, stderr io.Writer, status *int, i
 		timer := time.NewTimer(time.Hour)
 		timer.Stop()
 		for {
-			var done chan chunkOutcome
+			var done chan []chunkOutcome
 			var ok bool
 			select {
 			case done, ok = <-pending:
@@ -498,33 +516,47 @@ func checkAllWith(inputs []string, workers int, stderr io.Writer, status *int, i
 			if !ok {
 				break
 			}
-			var co chunkOutcome
+			var cos []chunkOutcome
 			select {
-			case co = <-done:
+			case cos = <-done:
 			default:
 				timer.Reset(idleAfter)
 				select {
-				case co = <-done:
+				case cos = <-done:
 				case <-timer.C:
 					idle()
-					co = <-done
+					cos = <-done
 				}
 				timer.Stop()
 			}
-			if !co.counts {
-				continue
-			}
-			i := index[co.file]
-			index[co.file]++
-			for _, o := range co.outs {
-				o.r.Index = i
-				emit(o)
+			for _, co := range cos {
+				if !co.counts {
+					continue
+				}
+				i := index[co.file]
+				index[co.file]++
+				for _, o := range co.outs {
+					o.r.Index = i
+					emit(o)
+				}
 			}
 		}
 	}()
+	var batch []docs.Chunk
+	size := 0
+	flush := func() {
+		if len(batch) == 0 {
+			return
+		}
+		done := make(chan []chunkOutcome, 1)
+		pending <- done
+		jobs <- job{batch, done}
+		batch, size = nil, 0
+	}
 	send := func(o outcome) {
-		done := make(chan chunkOutcome, 1)
-		done <- chunkOutcome{outs: []outcome{o}, counts: true}
+		flush()
+		done := make(chan []chunkOutcome, 1)
+		done <- []chunkOutcome{{outs: []outcome{o}, counts: true}}
 		pending <- done
 	}
 	for _, f := range files {
@@ -539,11 +571,14 @@ func checkAllWith(inputs []string, workers int, stderr io.Writer, status *int, i
 			continue
 		}
 		for _, c := range chunks {
-			done := make(chan chunkOutcome, 1)
-			pending <- done
-			jobs <- job{c, done}
+			batch = append(batch, c)
+			size += len(c.Text)
+			if len(batch) == batchDocs || size >= batchBytes {
+				flush()
+			}
 		}
 	}
+	flush()
 	close(jobs)
 	close(pending)
 	wg.Wait()
