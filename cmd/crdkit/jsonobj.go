@@ -48,7 +48,8 @@ func appendIndented(b []byte, v any, prefix string, depth int) ([]byte, bool) {
 		if len(x) == 0 {
 			return append(b, "{}"...), true
 		}
-		keys := make([]string, 0, len(x))
+		var small [16]string
+		keys := small[:0]
 		for k := range x {
 			keys = append(keys, k)
 		}

@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"runtime/pprof"
 	"runtime/trace"
 	"strings"
@@ -92,6 +93,17 @@ func main() {
 			f.Close()
 			os.Exit(code)
 		}
+	}
+	if p := os.Getenv("CRDKIT_MEMPROFILE"); p != "" {
+		// A heap profile at the end of the run, for go tool pprof: what
+		// stays live (BENCHMARKS.md).
+		code := run(os.Args[1:], os.Stdout, os.Stderr)
+		if f, err := os.Create(p); err == nil {
+			runtime.GC()
+			pprof.WriteHeapProfile(f)
+			f.Close()
+		}
+		os.Exit(code)
 	}
 	if p := os.Getenv("CRDKIT_TRACE"); p != "" {
 		// An execution trace of the run, for go tool trace: where the

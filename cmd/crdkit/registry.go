@@ -50,7 +50,10 @@ type registry struct {
 	// The background compilation (prefetch).
 	stop      chan struct{}
 	closeOnce sync.Once
-	wg        sync.WaitGroup
+	// compiled is closed when the background compilation has compiled
+	// every CRD it was given (or stopped).
+	compiled chan struct{}
+	wg       sync.WaitGroup
 }
 
 // lazyCRD is one CRD document, compiled on first use.
@@ -385,7 +388,7 @@ func loadRegistry(crds, inputs []string, stderr io.Writer, c *cache) (*registry,
 }
 
 func loadRegistryWith(crds, inputs []string, stderr io.Writer, lenient bool, c *cache) (*registry, int) {
-	reg := &registry{byKey: map[string]*lazyCRD{}, byGroupKind: map[string]*lazyCRD{}, listKinds: map[string]bool{}, stop: make(chan struct{}), cache: c}
+	reg := &registry{byKey: map[string]*lazyCRD{}, byGroupKind: map[string]*lazyCRD{}, listKinds: map[string]bool{}, stop: make(chan struct{}), compiled: make(chan struct{}), cache: c}
 	status := 0
 	type crdFile struct {
 		path  string
@@ -658,6 +661,7 @@ func (r *registry) prefetch(keys []string) {
 		}
 	}
 	if len(todo) == 0 {
+		close(r.compiled)
 		return
 	}
 	next := make(chan *lazyCRD, len(todo))
@@ -665,10 +669,13 @@ func (r *registry) prefetch(keys []string) {
 		next <- l
 	}
 	close(next)
+	var compiling sync.WaitGroup
 	for range min(len(todo), runtime.GOMAXPROCS(0)) {
 		r.wg.Add(1)
+		compiling.Add(1)
 		go func() {
 			defer r.wg.Done()
+			defer compiling.Done()
 			for l := range next {
 				select {
 				case <-r.stop:
@@ -679,6 +686,10 @@ func (r *registry) prefetch(keys []string) {
 			}
 		}()
 	}
+	go func() {
+		compiling.Wait()
+		close(r.compiled)
+	}()
 }
 
 // close stops the background compilation and waits for the compilations in

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"sync"
 	"time"
 
 	"sigs.k8s.io/yaml"
@@ -107,15 +108,17 @@ func (rw *resultWriter) write(r objectResult) {
 			_ = rw.enc.Encode(v)
 			b = bytes.TrimRight(rw.buf.Bytes(), "\n")
 		}
-		if objectJSON != nil {
-			b = spliceObject(b, objectJSON)
-		}
 		if rw.n == 0 {
-			fmt.Fprint(rw.w, "{\n  \"results\": [\n    ")
+			io.WriteString(rw.w, "{\n  \"results\": [\n    ")
 		} else {
-			fmt.Fprint(rw.w, ",\n    ")
+			io.WriteString(rw.w, ",\n    ")
 		}
-		rw.w.Write(b)
+		if objectJSON != nil {
+			writeSpliced(rw.w, b, objectJSON)
+			putObjectBuffer(objectJSON)
+		} else {
+			rw.w.Write(b)
+		}
 	case "yaml":
 		js, _ := json.Marshal([]any{v})
 		y, _ := yaml.JSONToYAML(js)
@@ -158,12 +161,40 @@ func (rw *resultWriter) write(r objectResult) {
 // without it, where the encoder puts it: the fields after it are empty in
 // a checked result (see objectResult).
 func spliceObject(b, objectJSON []byte) []byte {
+	var out bytes.Buffer
+	writeSpliced(&out, b, objectJSON)
+	return out.Bytes()
+}
+
+// writeSpliced writes what spliceObject returns, without building it.
+func writeSpliced(w io.Writer, b, objectJSON []byte) {
 	const end = "\n    }"
-	out := make([]byte, 0, len(b)+len(objectJSON)+24)
-	out = append(out, bytes.TrimSuffix(b, []byte(end))...)
-	out = append(out, ",\n      \"object\": "...)
-	out = append(out, objectJSON...)
-	return append(out, end...)
+	w.Write(bytes.TrimSuffix(b, []byte(end)))
+	io.WriteString(w, ",\n      \"object\": ")
+	w.Write(objectJSON)
+	io.WriteString(w, end)
+}
+
+// objectBuffers holds the buffers of written objects' encodings
+// (objectResult.objectJSON) for the next documents' (a 10,000-document
+// run allocated 45 MB in growing them).
+var objectBuffers sync.Pool
+
+// objectBuffer returns an empty buffer for an object's encoding.
+func objectBuffer() []byte {
+	if p, ok := objectBuffers.Get().(*[]byte); ok {
+		return (*p)[:0]
+	}
+	return make([]byte, 0, 4<<10)
+}
+
+// putObjectBuffer gives back a buffer objectBuffer returned once nothing
+// holds it; very large ones are left to the collector.
+func putObjectBuffer(b []byte) {
+	if cap(b) > 1<<20 {
+		return
+	}
+	objectBuffers.Put(&b)
 }
 
 // close ends the document.

@@ -240,6 +240,9 @@ func validate(args []string, stdout, stderr io.Writer) int {
 	}
 	reg, status := loadRegistryWith(crds, paths, stderr, true, openCache())
 	defer reg.close()
+	finished := make(chan struct{})
+	defer close(finished)
+	heap := newHeapCap(reg.compiled, finished)
 	live, err := loadLive(old)
 	if err != nil {
 		fmt.Fprintf(stderr, "crdkit: %v\n", err)
@@ -259,8 +262,11 @@ func validate(args []string, stdout, stderr io.Writer) int {
 		}
 		r, err := validateDoc(reg, d, opts)
 		if *out == "json" && r.Object != nil && !r.NotChecked {
-			if js, ok := appendIndentedJSON(nil, r.Object, "      "); ok {
+			buf := objectBuffer()
+			if js, ok := appendIndentedJSON(buf, r.Object, "      "); ok {
 				r.objectJSON = js
+			} else {
+				putObjectBuffer(buf)
 			}
 		}
 		return outcome{r: r, err: err}
@@ -303,7 +309,7 @@ func validate(args []string, stdout, stderr io.Writer) int {
 		if !quiet || !o.r.NotChecked && !o.r.Allowed || w.all() {
 			w.write(o.r)
 		}
-	}, checkOptions{uncheckedJSON: true, read: reg.read, idle: w.flush})
+	}, checkOptions{uncheckedJSON: true, read: reg.read, idle: w.flush, input: heap.input})
 	w.flush()
 	for _, err := range reg.unreadable {
 		// A --crds document that could not be read may have been the CRD
@@ -393,6 +399,9 @@ type checkOptions struct {
 	// idle is called, on the goroutine that calls emit, whenever the next
 	// outcome is not ready yet (to flush buffered output).
 	idle func()
+	// input, when not nil, is told the size of each input read, before
+	// its documents are checked.
+	input func(size int)
 }
 
 // A batch of documents for checkAllWith's workers ends at batchDocs
@@ -564,6 +573,9 @@ func checkAllWith(inputs []string, workers int, stderr io.Writer, status *int, i
 		if err != nil {
 			send(outcome{err: err})
 			continue
+		}
+		if opts.input != nil {
+			opts.input(len(data))
 		}
 		chunks, err := docs.Chunks(f.Path, data)
 		if err != nil {
