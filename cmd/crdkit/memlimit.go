@@ -2,77 +2,86 @@ package main
 
 import (
 	"os"
-	"runtime"
 	"runtime/debug"
-	"runtime/pprof"
 	"runtime/metrics"
 	"sync"
+
+	"github.com/crdkit/crdkit/rules"
 )
 
 // heapCap keeps a long validate run's memory where compiling its CRDs
 // left it, so that peak memory does not grow with the number of documents.
 //
-// Without it, the collector lets the heap grow to twice what is live: the
-// compiled CRDs are most of what is live, and each document's garbage then
-// fills the heap up to that goal, which a short run never reaches (with the
-// 34 corpus CRDs: 160 MB peak RSS on 1,000 documents, 210-235 MB on
-// 10,000). Once the CRDs are compiled, heapCap sets a soft memory limit
-// (debug.SetMemoryLimit) at the memory the process then holds, plus
-// headroom for the documents being checked; the collector then runs more
-// often instead of growing the heap. A limit is soft: a document that
-// needs more memory gets it (the runtime bounds the collector's share of
-// the CPU), and a large input file raises the limit by a multiple of its
-// size before it is checked. A GOMEMLIMIT the user set is left alone.
+// Without it, the collector lets the heap grow to twice what is live after
+// each collection. Compiling the CRDs leaves a lot of garbage and a heap
+// grown to about twice the compiled CRDs; a short run ends there, but a
+// long one checks documents for many collections, and the heap keeps
+// reaching twice what is live then (the compiled CRDs and the documents in
+// flight), more than the compilation needed, while the pages it frees are
+// given back to the system slowly: with the 34 corpus CRDs, 160 MB of peak
+// RSS on 1,000 documents and 190-220 MB on 10,000.
+//
+// Once the CRDs are compiled, heapCap empties the rules package's
+// process-wide caches (the CEL compilations are done; a CRD compiled later
+// fills them again) and sets a soft memory limit (debug.SetMemoryLimit) at
+// the memory the process then holds: the collector runs a little more
+// often instead of growing the heap, and the runtime gives freed pages
+// back sooner. A limit is soft: a document that needs more memory gets it
+// (the runtime bounds the collector's share of the CPU), and an input file
+// raises the limit by a multiple of its size before it is checked. A
+// GOMEMLIMIT the user set is left alone (the caches are still emptied).
 type heapCap struct {
 	mu    sync.Mutex
 	on    bool  // a limit is set
+	ended bool  // release was called
+	prev  int64 // the limit before (restored by release)
 	base  int64 // the memory held when the CRDs were compiled
 	extra int64 // headroom for the largest input seen
 }
 
-// heapCapHeadroom is the limit's margin over what the process holds when
-// the CRDs are compiled; heapCapPerByte the memory an input byte may need
-// while its documents are checked (decoded, defaulted, encoded) at most.
+// heapCapFloor is the lowest limit heapCap sets (a few small CRDs leave
+// little behind); heapCapPerByte the memory an input byte may need while
+// its documents are checked (decoded, defaulted, encoded) at most.
 const (
-	heapCapHeadroom = 16 << 20
-	heapCapPerByte  = 16
+	heapCapFloor   = 64 << 20
+	heapCapPerByte = 16
 )
 
-// newHeapCap sets the limit once compiled is closed, unless done is closed
-// first or the user chose a limit (GOMEMLIMIT).
-func newHeapCap(compiled, done <-chan struct{}) *heapCap {
+// newHeapCap sets the limit once compiled is closed, until release.
+func newHeapCap(compiled <-chan struct{}) *heapCap {
 	h := &heapCap{}
-	if os.Getenv("GOMEMLIMIT") != "" {
-		return h
-	}
+	userLimit := os.Getenv("GOMEMLIMIT") != ""
 	go func() {
-		select {
-		case <-compiled:
-		case <-done:
+		<-compiled
+		rules.DropCaches()
+		if userLimit {
 			return
 		}
 		h.mu.Lock()
 		defer h.mu.Unlock()
-		if p := os.Getenv("CRDKIT_HEAPAT"); p != "" {
-			runtime.GC()
-			f, _ := os.Create(p)
-			pprof.WriteHeapProfile(f)
-			f.Close()
-		}
-		if os.Getenv("CRDKIT_GCP") != "" {
-			debug.SetGCPercent(50)
+		if h.ended {
 			return
 		}
 		if h.base = heldMemory(); h.base == 0 {
 			return
 		}
 		h.on = true
-		if os.Getenv("CRDKIT_HEAPDEBUG") != "" {
-			println("heapcap base", h.base>>20, "MiB")
-		}
+		h.prev = debug.SetMemoryLimit(-1)
 		h.apply()
 	}()
 	return h
+}
+
+// release puts back the limit there was before (the run is over: what
+// follows in the process, tests among them, is not held to it).
+func (h *heapCap) release() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.ended = true
+	if h.on {
+		debug.SetMemoryLimit(h.prev)
+		h.on = false
+	}
 }
 
 // input raises the limit, when one is set, for an input of size bytes.
@@ -91,7 +100,7 @@ func (h *heapCap) input(size int) {
 
 // apply sets the limit; h.mu is held.
 func (h *heapCap) apply() {
-	debug.SetMemoryLimit(h.base + heapCapHeadroom + h.extra)
+	debug.SetMemoryLimit(max(h.base, heapCapFloor) + h.extra)
 }
 
 // heldMemory is the memory the Go runtime holds from the system (what the
@@ -101,11 +110,6 @@ func heldMemory() int64 {
 	metrics.Read(s)
 	if s[0].Value.Kind() != metrics.KindUint64 || s[1].Value.Kind() != metrics.KindUint64 {
 		return 0
-	}
-	if os.Getenv("CRDKIT_LIVE") != "" {
-		l := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
-		metrics.Read(l)
-		return int64(l[0].Value.Uint64()) * 3 / 2
 	}
 	return int64(s[0].Value.Uint64() - s[1].Value.Uint64())
 }

@@ -240,9 +240,8 @@ func validate(args []string, stdout, stderr io.Writer) int {
 	}
 	reg, status := loadRegistryWith(crds, paths, stderr, true, openCache())
 	defer reg.close()
-	finished := make(chan struct{})
-	defer close(finished)
-	heap := newHeapCap(reg.compiled, finished)
+	heap := newHeapCap(reg.compiled)
+	defer heap.release()
 	live, err := loadLive(old)
 	if err != nil {
 		fmt.Fprintf(stderr, "crdkit: %v\n", err)
