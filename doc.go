@@ -51,8 +51,8 @@
 // being deleted deletes it (Result.Deleted). Version.Selector, List and
 // Selector.Matches evaluate a list request's label and field selectors
 // (metadata.name, metadata.namespace, selectableFields). Version.Scale,
-// UpdateScaleJSON and PatchScale answer GET, PUT and PATCH of the scale
-// subresource.
+// UpdateScaleJSON, PatchScale and ApplyScale answer GET, PUT, PATCH and
+// server-side apply of the scale subresource.
 //
 // # Pipelines
 //

@@ -12,6 +12,7 @@ import (
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/runtime"
 	runtimeschema "k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -19,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	kjson "sigs.k8s.io/json"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+	"sigs.k8s.io/yaml"
 
 	"github.com/crdkit/crdkit/fieldmanager"
 	"github.com/crdkit/crdkit/internal/handlers"
@@ -101,6 +103,9 @@ func (v *Version) UpdateScaleJSON(data []byte, live map[string]any, opts UpdateO
 // fields as the server's does (the entries owning spec replicas, at
 // autoscaling/v1).
 func (v *Version) PatchScale(ptype PatchType, patch []byte, live map[string]any, opts UpdateOptions) Result {
+	if ptype == ApplyPatch {
+		return v.ApplyScale(patch, live, PatchOptions{FieldValidation: opts.FieldValidation, Convert: opts.Convert, ManagedFields: opts.ManagedFields})
+	}
 	pt := types.PatchType(ptype)
 	s := v.newScaleRequest(live, opts)
 	s.warnDeprecated()            // every request to a deprecated version
@@ -115,6 +120,36 @@ func (v *Version) PatchScale(ptype PatchType, patch []byte, live map[string]any,
 	return s.res
 }
 
+// ApplyScale answers what a dry-run server-side apply of the scale
+// subresource of live answers, for the apply configuration data (YAML or
+// JSON): the options the server refuses (422: a field manager is
+// required), 404 without live, the configuration merged into the
+// object's Scale (carrying the managed fields of the object's entries that
+// own spec replicas) by the Scale's field manager: a 409 when another
+// manager owns a field it sets (unless opts.Force), a 400 for another
+// version or kind or managedFields in it, a 500 for a value the Scale's
+// schema does not have. An apply that changes the Scale then fails as the
+// server's fails, with its 500 (the server's field manager takes the
+// changed Scale back as an unstructured object its custom-resource
+// converter refuses); one that leaves it as it is (the same replicas, an
+// empty configuration) is an update of the object that records the
+// manager in its managed fields, as a write of /scale records it. opts
+// Namespace, Name and Subresource are not used.
+func (v *Version) ApplyScale(data []byte, live map[string]any, opts PatchOptions) Result {
+	uo := UpdateOptions{FieldValidation: opts.FieldValidation, Convert: opts.Convert, ManagedFields: opts.ManagedFields}
+	s := v.newScaleRequest(live, uo)
+	s.warnDeprecated()                 // every request to a deprecated version
+	s.checkScaleSubresource()          // /scale exists only with the scale subresource
+	s.validateApplyOptions(opts.Force) // ValidatePatchOptions
+	s.readLive(live)                   // the registry reads the object
+	s.applyToScale(data, opts.Force)   // the apply patcher over the object's Scale
+	s.checkScaleMeta()                 // applyPatch: namespace and name of the applied Scale
+	s.applyScale()                     // scaleUpdatedObjectInfo: spec replicas into the object, the Scale's entries mapped back
+	s.updateObject(opts.Convert)       // the object's update: Version.Update's pipeline
+	s.scaleOf(s.res.Object, true)      // the Scale of the object stored
+	return s.res
+}
+
 // scaleRequest is one request to the scale subresource.
 type scaleRequest struct {
 	*updateRequest
@@ -123,6 +158,9 @@ type scaleRequest struct {
 	liveName  string               // the URL's name and namespace: live's
 	liveNS    string
 	liveFound bool
+	// applied: the Scale is an apply's, its managed fields recorded by
+	// the field manager's Apply.
+	applied bool
 }
 
 func (v *Version) newScaleRequest(live map[string]any, opts UpdateOptions) *scaleRequest {
@@ -295,6 +333,79 @@ func bareInternalError(err error) error {
 		return se
 	}
 	return &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: http.StatusInternalServerError, Message: err.Error()}}
+}
+
+// validateApplyOptions is ValidatePatchOptions for an apply: a field
+// manager is required (and valid), the field-validation mode known.
+func (s *scaleRequest) validateApplyOptions(force bool) {
+	if s.failed() {
+		return
+	}
+	o := &metav1.PatchOptions{FieldManager: s.opts.ManagedFields.FieldManager, FieldValidation: string(s.opts.FieldValidation)}
+	if force {
+		o.Force = &force
+	}
+	if errs := metav1validation.ValidatePatchOptions(o, types.ApplyPatchType); len(errs) > 0 {
+		s.fail(apierrors.NewInvalid(runtimeschema.GroupKind{Group: metav1.GroupName, Kind: "PatchOptions"}, "", errs))
+	}
+}
+
+// applyToScale is the apply patcher over the object's Scale (with the
+// object's entries that own spec replicas, as the Scale shows them): the
+// configuration decoded from YAML, merged by the Scale's field manager,
+// then decoded strictly for its duplicate fields.
+func (s *scaleRequest) applyToScale(data []byte, force bool) {
+	if s.failed() {
+		return
+	}
+	current, ok := s.currentScale()
+	if !ok {
+		return
+	}
+	var err error
+	current.TypeMeta = metav1.TypeMeta{Kind: "Scale", APIVersion: "autoscaling/v1"}
+	if current.ManagedFields, err = s.scaleManagedFields(); err != nil {
+		s.fail(bareInternalError(err))
+		return
+	}
+	var patch map[string]any
+	if err := yaml.Unmarshal(data, &patch); err != nil {
+		s.fail(apierrors.NewBadRequest(fmt.Sprintf("error decoding patch: %v", err)))
+		return
+	}
+	if patch == nil {
+		patch = map[string]any{}
+	}
+	live, err := runtime.DefaultUnstructuredConverter.ToUnstructured(current)
+	if err != nil {
+		s.fail(bareInternalError(err))
+		return
+	}
+	fm, err := s.v.crd.fieldManager()
+	if err != nil {
+		s.fail(apierrors.NewInternalError(fmt.Errorf("failed to create field manager: %v", err)))
+		return
+	}
+	out, err := fm.Apply(s.v.name, fieldmanager.Scale, live, patch, s.opts.ManagedFields.FieldManager, force, s.opts.ManagedFields.Now)
+	if err != nil {
+		s.fail(bareInternalError(err))
+		return
+	}
+	if s.mode != Ignore {
+		if err := yaml.UnmarshalStrict(data, &map[string]any{}); err != nil {
+			if s.mode == Strict {
+				s.fail(apierrors.NewBadRequest(fmt.Sprintf("error strict decoding patch: %v", err)))
+				return
+			}
+			s.res.Warnings = append(s.res.Warnings, yamlWarnings(err.Error())...)
+		}
+	}
+	scale := new(autoscalingv1.Scale)
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(out, scale); err != nil {
+		s.fail(bareInternalError(err))
+		return
+	}
+	s.scale, s.applied = scale, true
 }
 
 // checkPatchType refuses the patch types the scale subresource does not
@@ -513,7 +624,9 @@ func (s *scaleRequest) manageScaleFields(current *autoscalingv1.Scale) {
 		return
 	}
 	recorded := entries
-	if s.scale.APIVersion == "autoscaling/v1" {
+	if s.applied {
+		recorded = s.scale.ManagedFields
+	} else if s.scale.APIVersion == "autoscaling/v1" {
 		// The server's converter takes a Scale to its version only when
 		// the request's names the group (the body's, or the patched
 		// Scale's, apiVersion); otherwise the field manager fails and

@@ -38,6 +38,9 @@ func FuzzScale(f *testing.F) {
 		{`[{"op":"test","path":"/metadata/managedFields","value":[null]}]`, 2},
 		{`{}`, 3},
 		{`apiVersion: autoscaling/v1`, 4},
+		{`{"apiVersion":"autoscaling/v1","kind":"Scale","metadata":{"name":"w1"},"spec":{"replicas":2}}`, 0x84},
+		{`{"apiVersion":"autoscaling/v1","kind":"Scale","metadata":{"name":"w1"},"spec":{"replicas":5}}`, 0xc4},
+		{`{"apiVersion":"autoscaling/v1","kind":"Scale","metadata":{"name":"w1"}}`, 0x84},
 	} {
 		f.Add(s.body, s.kind)
 	}
@@ -46,9 +49,15 @@ func FuzzScale(f *testing.F) {
 		before := runtime.DeepCopyJSON(live)
 		var res Result
 		opts := UpdateOptions{FieldValidation: []FieldValidation{"", Ignore, Warn, Strict}[kind>>4&3]}
-		if k := kind % 5; k == 0 {
+		if kind&0x80 != 0 {
+			opts.ManagedFields.FieldManager = "fuzzer"
+		}
+		switch k := kind % 5; {
+		case k == 0:
 			res = v.UpdateScaleJSON([]byte(body), live, opts)
-		} else {
+		case k == 4 && kind&0x40 != 0:
+			res = v.ApplyScale([]byte(body), live, PatchOptions{FieldValidation: opts.FieldValidation, Force: true, ManagedFields: opts.ManagedFields})
+		default:
 			res = v.PatchScale(types[k-1], []byte(body), live, opts)
 		}
 		if !reflect.DeepEqual(live, before) {

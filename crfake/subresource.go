@@ -8,6 +8,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crdkit/crdkit"
@@ -168,6 +169,11 @@ func (s *subClient) Patch(ctx context.Context, obj client.Object, patch client.P
 		}
 		uo := crdkit.UpdateOptions{FieldValidation: crdkit.FieldValidation(o.FieldValidation), ManagedFields: s.c.managed(o.FieldManager)}
 		return s.c.scaleWrite(r, v, obj, body, isDryRun(o.DryRun), uo, func(live map[string]any) crdkit.Result {
+			if patch.Type() == types.ApplyPatchType {
+				// A server-side apply of the Scale: force counts.
+				po := crdkit.PatchOptions{FieldValidation: uo.FieldValidation, ManagedFields: uo.ManagedFields, Force: o.Force != nil && *o.Force}
+				return v.ApplyScale(data, live, po)
+			}
 			return v.PatchScale(crdkit.PatchType(patch.Type()), data, live, uo)
 		})
 	}

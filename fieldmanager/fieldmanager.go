@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -73,6 +74,17 @@ type key struct {
 	sub     Subresource
 }
 
+// scaleModel is the autoscaling/v1 Scale's definition name.
+const scaleModel = "io.k8s.api.autoscaling.v1.Scale"
+
+// scaleGVK is the kind of the objects of the scale subresource.
+var scaleGVK = runtimeschema.GroupVersionKind{Group: "autoscaling", Version: "v1", Kind: "Scale"}
+
+// errScaleToHub is the converter's refusal of a Scale's conversion to the
+// custom resource's hub version (a step of a write of /scale that changes
+// the Scale).
+var errScaleToHub = fmt.Errorf("fieldmanager: no target for %v", scaleGVK)
+
 // ErrNoManager reports a version or subresource the Manager does not serve.
 var ErrNoManager = errors.New("fieldmanager: no field manager for this version and subresource")
 
@@ -121,11 +133,17 @@ func New(o Options) (*Manager, error) {
 		if v.Scale {
 			// The server's scale scope: the Scale's kind, no reset
 			// fields, conversion and defaulting that leave a Scale as
-			// it is. The Scale's fields are maps only (no list, no
-			// unknown field once decoded), so the deduced converter
-			// yields the field sets the Scale's schema does.
-			scaleGVK := runtimeschema.GroupVersionKind{Group: "autoscaling", Version: "v1", Kind: "Scale"}
-			f, err := managedfields.NewDefaultCRDFieldManager(managedfields.NewDeducedTypeConverter(), conv, def, creater{}, scaleGVK, gvk.GroupVersion(), "scale", nil)
+			// it is, the resource's type converter (whose models hold
+			// the Scale's schema: openapi.Models). Without the Scale's
+			// model, the deduced converter yields the field sets the
+			// Scale's schema does for Scales decoded from their type
+			// (maps only, no list, no unknown field), not an apply's
+			// type errors.
+			stc := managedfields.NewDeducedTypeConverter()
+			if _, ok := o.Models[scaleModel]; ok {
+				stc = tc
+			}
+			f, err := managedfields.NewDefaultCRDFieldManager(stc, conv, def, creater{}, scaleGVK, gvk.GroupVersion(), "scale", nil)
 			if err != nil {
 				return nil, err
 			}
@@ -184,7 +202,26 @@ func (m *Manager) Apply(version string, sub Subresource, live, patch map[string]
 	}
 	clock := newClock(live, nil)
 	liveObj := m.liveObject(version, live, clock)
-	out, err := f.Apply(liveObj, &unstructured.Unstructured{Object: patch}, manager, force)
+	patchObj := &unstructured.Unstructured{Object: patch}
+	if sub == Scale && patchObj.GroupVersionKind() == scaleGVK && len(liveObj.GetManagedFields()) == 0 {
+		// With no entries, the server's field manager first records the
+		// Scale's fields for "before-first-apply", an update from an
+		// empty Scale its creater makes unstructured, which the custom
+		// resource's converter refuses (it converts only typed Scales).
+		return nil, fmt.Errorf("failed to create manager for existing fields: failed to convert live object (/; %v) to proper version: request to convert CR to an invalid group/version: autoscaling/v1", scaleGVK)
+	}
+	out, err := f.Apply(liveObj, patchObj, manager, force)
+	if sub == Scale && err != nil && strings.HasSuffix(err.Error(), ": "+errScaleToHub.Error()) {
+		// The apply changed the Scale. The server's field manager takes
+		// the new object back from its typed form as an unstructured
+		// Scale, which the custom resource's converter refuses (it
+		// converts only typed Scales) before anything else: any apply of
+		// /scale that changes the Scale fails so. (Here the converter
+		// takes it, and refuses the next step, to the hub version; the
+		// field manager wraps that error as text.)
+		return nil, fmt.Errorf("failed to convert new object (%s/%s; %v) to proper version: request to convert CR to an invalid group/version: autoscaling/v1",
+			patchObj.GetNamespace(), patchObj.GetName(), patchObj.GroupVersionKind())
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -380,6 +417,9 @@ func (c *converter) ConvertToVersion(in runtime.Object, target runtime.GroupVers
 	gvk := u.GroupVersionKind()
 	to, ok := target.KindForGroupVersionKinds([]runtimeschema.GroupVersionKind{gvk})
 	if !ok {
+		if gvk == scaleGVK {
+			return nil, errScaleToHub
+		}
 		return nil, fmt.Errorf("fieldmanager: no target for %v", gvk)
 	}
 	if to.GroupVersion() == gvk.GroupVersion() {

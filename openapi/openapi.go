@@ -601,7 +601,9 @@ func (e paramEncoder) json(p *spec.Parameter) (string, error) {
 // every version, as the v3 document defines it, and the built-in
 // definitions they reference, keyed by definition name. The server merges
 // the same definitions (buildOpenAPIModelsForApply in the custom-resource
-// handler) and converts them with managedfields.NewTypeConverter. The
+// handler) and converts them with managedfields.NewTypeConverter (the
+// autoscaling/v1 Scale among them when a version has the scale
+// subresource). The
 // built-in schemas are shared: do not modify them.
 func Models(crd *apiextensionsv1.CustomResourceDefinition) (map[string]*spec.Schema, error) {
 	b := loadBuiltins()
@@ -617,5 +619,15 @@ func Models(crd *apiextensionsv1.CustomResourceDefinition) (map[string]*spec.Sch
 		out[n.model()] = kind
 	}
 	b.closure(out, objectMetaModel)
+	for _, v := range crd.Spec.Versions {
+		if v.Subresources != nil && v.Subresources.Scale != nil {
+			// The scale subresource's field manager shares the type
+			// converter, in which the server's static definitions give
+			// the autoscaling/v1 Scale its schema (an apply of a Scale
+			// is checked against it).
+			b.closure(out, scaleModel)
+			break
+		}
+	}
 	return out, nil
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
 	"regexp"
 	"sort"
 	"strings"
@@ -692,6 +693,23 @@ var crScenarios = []scenario{
 		r.rec("patch scale", sc, r.c.SubResource("scale").Patch(r.ctx, u, jsonPatch(`[{"op":"replace","path":"/spec/replicas","value":2}]`), client.WithSubResourceBody(sc)))
 		r.get(u)
 	}},
+	{"prometheus-scale-apply", [2]string{"monitoring.coreos.com/v1", "Prometheus"}, func(r *run) {
+		u := r.nsd(r.u("monitoring.coreos.com/v1", "Prometheus", "p", `{"spec":{"replicas":1}}`))
+		r.rec("create", u, r.c.Create(r.ctx, u))
+		body := func(n int) string {
+			return fmt.Sprintf(`{"apiVersion":"autoscaling/v1","kind":"Scale","metadata":{"name":"p"},"spec":{"replicas":%d}}`, n)
+		}
+		// Other replicas: a conflict with the creator, and with force the
+		// server's 500 (an apply that changes the Scale fails).
+		sc := &autoscalingv1.Scale{}
+		r.rec("apply scale conflict", sc, r.c.SubResource("scale").Patch(r.ctx, u, client.RawPatch(k8stypes.ApplyPatchType, []byte(body(3))), client.WithSubResourceBody(sc), client.FieldOwner("scaler")))
+		sc2 := &autoscalingv1.Scale{}
+		r.rec("apply scale force", sc2, r.c.SubResource("scale").Patch(r.ctx, u, client.RawPatch(k8stypes.ApplyPatchType, []byte(body(3))), client.WithSubResourceBody(sc2), client.FieldOwner("scaler"), client.ForceOwnership))
+		// The same replicas: carried out, the manager shares them.
+		sc3 := &autoscalingv1.Scale{}
+		r.rec("apply scale same", sc3, r.c.SubResource("scale").Patch(r.ctx, u, client.RawPatch(k8stypes.ApplyPatchType, []byte(body(1))), client.WithSubResourceBody(sc3), client.FieldOwner("scaler")))
+		r.get(u)
+	}},
 	{"servicemonitor-apply-json", [2]string{"monitoring.coreos.com/v1", "ServiceMonitor"}, func(r *run) {
 		u := r.nsd(r.u("monitoring.coreos.com/v1", "ServiceMonitor", "sm", `{"spec":{"selector":{"matchLabels":{"a":"b"}},"endpoints":[{"port":"web"}]}}`))
 		r.rec("apply", u, r.c.Apply(r.ctx, applyCfg(u), client.FieldOwner("op")))
@@ -931,6 +949,9 @@ func TestCRClientScenarios(t *testing.T) {
 			results[i].real[j] = strings.ReplaceAll(l, "Key: "+strings.TrimSuffix(srv.EtcdPrefix(), "/")+"/", "Key: /")
 		}
 		rn, fn := normalize(results[i].real), normalize(results[i].fake)
+		if os.Getenv("CRCLIENT_DUMP") == sc.name {
+			fmt.Println(strings.Join(rn, "\n"))
+		}
 		if strings.Join(rn, "\n") == strings.Join(fn, "\n") {
 			same++
 			continue
