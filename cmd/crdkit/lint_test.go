@@ -2,8 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/crdkit/crdkit/upgrade"
 )
 
 const warnedCRD = `apiVersion: apiextensions.k8s.io/v1
@@ -161,5 +165,46 @@ func TestUpgradeCommand(t *testing.T) {
 	}
 	if code, _, _ := runCLI(t, "upgrade", "--old", dir+"live.yaml"); code != 2 {
 		t.Errorf("upgrade without --new exit = %d, want 2", code)
+	}
+}
+
+// TestUpgradeJSONDocumented holds docs/output.md's account of upgrade -o
+// json to the report's fields: every JSON name in upgrade.Report (and the
+// types it holds) is named in the upgrade bullet.
+func TestUpgradeJSONDocumented(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/output.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, bullet, ok := strings.Cut(string(doc), "- `crdkit upgrade -o json`")
+	if !ok {
+		t.Fatal("docs/output.md has no `crdkit upgrade -o json` bullet")
+	}
+	bullet, _, _ = strings.Cut(bullet, "\n- ")
+	seen := map[reflect.Type]bool{}
+	var walk func(reflect.Type)
+	walk = func(ty reflect.Type) {
+		for ty.Kind() == reflect.Pointer || ty.Kind() == reflect.Slice {
+			ty = ty.Elem()
+		}
+		if ty.Kind() != reflect.Struct || seen[ty] {
+			return
+		}
+		seen[ty] = true
+		for i := range ty.NumField() {
+			f := ty.Field(i)
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if name == "-" || !f.IsExported() {
+				continue
+			}
+			if !strings.Contains(bullet, `"`+name+`"`) {
+				t.Errorf("docs/output.md's upgrade -o json bullet does not name %q (%s.%s)", name, ty.Name(), f.Name)
+			}
+			walk(f.Type)
+		}
+	}
+	walk(reflect.TypeFor[upgrade.Report]())
+	if len(seen) < 5 {
+		t.Fatalf("walked only %d types", len(seen))
 	}
 }
