@@ -29,6 +29,9 @@ type registry struct {
 	// byGroupKind holds every CRD by group + " " + kind, to tell a version
 	// the CRD does not serve (the server's 404) from a kind no CRD defines.
 	byGroupKind map[string]*lazyCRD
+	// byType is byKey by kind, then apiVersion: looked up per document
+	// without building a key, from strings or from a document's bytes.
+	byType map[string]map[string]servedType
 	// listKinds holds group + " " + listKind for CRDs whose listKind is
 	// not <Kind>List.
 	listKinds map[string]bool
@@ -54,6 +57,13 @@ type registry struct {
 	// every CRD it was given (or stopped).
 	compiled chan struct{}
 	wg       sync.WaitGroup
+}
+
+// servedType is a byType entry: the apiVersion and kind it is found by
+// (to read a document's type meta into without allocating) and its CRD.
+type servedType struct {
+	apiVersion, kind string
+	l                *lazyCRD
 }
 
 // lazyCRD is one CRD document, compiled on first use.
@@ -183,11 +193,17 @@ func textCRDHead(c *cache, sum *[32]byte, text []byte) (crdHead, bool) {
 
 // isCRD reports whether a document is an apiextensions.k8s.io/v1 CRD.
 func isCRD(js []byte) (crdHead, bool) {
-	var h crdHead
 	if !bytes.Contains(js, []byte("CustomResourceDefinition")) && !bytes.Contains(js, []byte(`\u`)) {
 		// The kind can be written only so (or with \u escapes): not a CRD.
-		return h, false
+		return crdHead{}, false
 	}
+	return decodeCRDHead(js)
+}
+
+// decodeCRDHead is isCRD for a document that may be a CRD (kept apart so
+// that isCRD's answer for the others costs no allocation).
+func decodeCRDHead(js []byte) (crdHead, bool) {
+	var h crdHead
 	if json.Unmarshal(js, &h) != nil && h.APIVersion == "" {
 		// A CRD whose spec does not decode still names itself; the
 		// loose decode below finds its type meta.
@@ -213,7 +229,12 @@ func (r *registry) addLazy(l *lazyCRD, input bool) {
 	d, h := l.doc, l.head
 	for _, v := range h.Spec.Versions {
 		if v.Served {
-			r.byKey[h.Spec.Group+"/"+v.Name+" "+h.Spec.Names.Kind] = l
+			apiVersion, kind := h.Spec.Group+"/"+v.Name, h.Spec.Names.Kind
+			r.byKey[apiVersion+" "+kind] = l
+			if r.byType[kind] == nil {
+				r.byType[kind] = map[string]servedType{}
+			}
+			r.byType[kind][apiVersion] = servedType{apiVersion, kind, l}
 		}
 	}
 	if len(h.Spec.Versions) == 0 {
@@ -311,7 +332,7 @@ func isCRDList(apiVersion, kind string) bool {
 // version returns the compiled version serving apiVersion and kind, or
 // errNoCRD, or an *unservedError, or the CRD's load error.
 func (r *registry) version(apiVersion, kind string) (*crdkit.Version, error) {
-	l := r.byKey[apiVersion+" "+kind]
+	l := r.byType[kind][apiVersion].l
 	if l == nil {
 		if u := r.byGroupKind[groupOf(apiVersion)+" "+kind]; u != nil && strings.Contains(apiVersion, "/") {
 			return nil, &unservedError{apiVersion: apiVersion, kind: kind, crd: u.head}
@@ -323,12 +344,25 @@ func (r *registry) version(apiVersion, kind string) (*crdkit.Version, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, v := range crd.Versions() {
-		if crd.Group()+"/"+v.Name() == apiVersion && v.Served() {
-			return v, nil
-		}
+	group, name, _ := strings.Cut(apiVersion, "/")
+	if v := crd.Version(name); v != nil && group == crd.Group() && v.Served() {
+		return v, nil
 	}
 	return nil, errNoCRD
+}
+
+// typeMeta is a document's type meta from what scanTypeMetaBytes read:
+// the apiVersion and kind a CRD serves are the registry's own strings (no
+// copy per document).
+func (r *registry) typeMeta(tb typeMetaBytes) typeMeta {
+	var tm typeMeta
+	if t, ok := r.byType[string(tb.kind)][string(tb.apiVersion)]; ok {
+		tm.APIVersion, tm.Kind = t.apiVersion, t.kind
+	} else {
+		tm.APIVersion, tm.Kind = string(tb.apiVersion), string(tb.kind)
+	}
+	tm.Metadata.Name, tm.Metadata.Namespace = string(tb.name), string(tb.namespace)
+	return tm
 }
 
 // unusedRefusals compiles the CRDs of the inputs that no object asked for
@@ -388,7 +422,7 @@ func loadRegistry(crds, inputs []string, stderr io.Writer, c *cache) (*registry,
 }
 
 func loadRegistryWith(crds, inputs []string, stderr io.Writer, lenient bool, c *cache) (*registry, int) {
-	reg := &registry{byKey: map[string]*lazyCRD{}, byGroupKind: map[string]*lazyCRD{}, listKinds: map[string]bool{}, stop: make(chan struct{}), compiled: make(chan struct{}), cache: c}
+	reg := &registry{byKey: map[string]*lazyCRD{}, byType: map[string]map[string]servedType{}, byGroupKind: map[string]*lazyCRD{}, listKinds: map[string]bool{}, stop: make(chan struct{}), compiled: make(chan struct{}), cache: c}
 	status := 0
 	type crdFile struct {
 		path  string
