@@ -734,8 +734,9 @@ func (r *registry) close() {
 	r.cache.wait()
 }
 
-// typeMetaHints returns, for each document of a file, the apiVersion and
-// kind it names at the top level (apiVersion + " " + kind), as far as a
+// typeMetaHints returns, for each document of a file (once for a run of
+// documents of the same type), the apiVersion and kind it names at the
+// top level (apiVersion + " " + kind), as far as a
 // light look can tell: a JSON document's top-level keys (values without
 // escapes), a YAML document's lines that start with "apiVersion:" or
 // "kind:". It never fails; what it misses is compiled when needed.
@@ -745,15 +746,17 @@ func typeMetaHints(file string, data []byte) []string {
 		return nil
 	}
 	var out []string
+	var lastAV, lastKind []byte
 	for _, c := range chunks {
-		var av, kind string
+		var av, kind []byte
 		if t := bytes.TrimSpace(c.Text); len(t) > 0 && t[0] == '{' {
 			av, kind = jsonTypeMeta(t)
 		} else {
 			av, kind = yamlTypeMeta(c.Text)
 		}
-		if av != "" && kind != "" {
-			out = append(out, av+" "+kind)
+		if len(av) > 0 && len(kind) > 0 && (len(out) == 0 || !bytes.Equal(av, lastAV) || !bytes.Equal(kind, lastKind)) {
+			out = append(out, string(av)+" "+string(kind))
+			lastAV, lastKind = av, kind
 		}
 	}
 	return out
@@ -762,7 +765,7 @@ func typeMetaHints(file string, data []byte) []string {
 // jsonTypeMeta reads the top-level "apiVersion" and "kind" string values
 // of a JSON object, skipping every other value, until it has both (they
 // usually come first). It stops at anything it does not expect.
-func jsonTypeMeta(b []byte) (apiVersion, kind string) {
+func jsonTypeMeta(b []byte) (apiVersion, kind []byte) {
 	i := 1 // past '{'
 	ws := func() {
 		for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
@@ -770,7 +773,7 @@ func jsonTypeMeta(b []byte) (apiVersion, kind string) {
 		}
 	}
 	// str reads a string at b[i] == '"' and returns its raw text.
-	str := func() (string, bool) {
+	str := func() ([]byte, bool) {
 		start := i + 1
 		for j := start; j < len(b); j++ {
 			switch b[j] {
@@ -778,10 +781,10 @@ func jsonTypeMeta(b []byte) (apiVersion, kind string) {
 				j++
 			case '"':
 				i = j + 1
-				return string(b[start:j]), true
+				return b[start:j], true
 			}
 		}
-		return "", false
+		return nil, false
 	}
 	for {
 		ws()
@@ -806,13 +809,13 @@ func jsonTypeMeta(b []byte) (apiVersion, kind string) {
 			if !ok {
 				return
 			}
-			switch key {
+			switch string(key) {
 			case "apiVersion":
 				apiVersion = v
 			case "kind":
 				kind = v
 			}
-			if apiVersion != "" && kind != "" {
+			if len(apiVersion) > 0 && len(kind) > 0 {
 				return // enough for a hint: spare the rest of the document
 			}
 		} else if !skipJSON(b, &i) {
@@ -863,12 +866,12 @@ func skipJSON(b []byte, i *int) bool {
 
 // yamlTypeMeta reads the values of the lines that start with "apiVersion:"
 // and "kind:" (unquoted, or in plain quotes).
-func yamlTypeMeta(b []byte) (apiVersion, kind string) {
+func yamlTypeMeta(b []byte) (apiVersion, kind []byte) {
 	for l := range bytes.Lines(b) {
 		l = bytes.TrimSuffix(l, []byte("\n"))
 		for _, f := range []struct {
 			key string
-			dst *string
+			dst *[]byte
 		}{{"apiVersion:", &apiVersion}, {"kind:", &kind}} {
 			if v, ok := bytes.CutPrefix(l, []byte(f.key)); ok {
 				if i := bytes.Index(v, []byte(" #")); i >= 0 {
@@ -878,10 +881,10 @@ func yamlTypeMeta(b []byte) (apiVersion, kind string) {
 				if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
 					v = v[1 : len(v)-1]
 				}
-				*f.dst = string(v)
+				*f.dst = v
 			}
 		}
-		if apiVersion != "" && kind != "" {
+		if len(apiVersion) > 0 && len(kind) > 0 {
 			return
 		}
 	}
