@@ -236,6 +236,13 @@ func Chunks(file string, data []byte) ([]Chunk, error) {
 		if sep, err := separatorLine(file, n, data[at:lineEnd]); err != nil {
 			return nil, err
 		} else if sep {
+			if chunks == nil {
+				// Room for as many documents as the first one's size
+				// says (a stream of one kind of object), at most one
+				// per 128 bytes: growing by appends copied and cleared
+				// the slice over and over on long streams.
+				chunks = make([]Chunk, 0, len(data)/max(at-start+4, 128)+1)
+			}
 			chunks = append(chunks, Chunk{File: file, Line: startLine, Text: data[start:at:at]})
 			start, startLine = next, n+1
 		}
