@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"slices"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -48,22 +49,32 @@ func appendIndented(b []byte, v any, prefix string, depth int) ([]byte, bool) {
 		if len(x) == 0 {
 			return append(b, "{}"...), true
 		}
-		var small [16]string
-		keys := small[:0]
-		for k := range x {
-			keys = append(keys, k)
+		// The members, sorted by key: taken with their values in one
+		// pass over the map (no lookup per key after the sort).
+		var small [16]member
+		ms := small[:0]
+		for k, v := range x {
+			ms = append(ms, member{k, v})
 		}
-		slices.Sort(keys)
+		if len(ms) <= len(small) {
+			for i := 1; i < len(ms); i++ {
+				for j := i; j > 0 && ms[j].k < ms[j-1].k; j-- {
+					ms[j], ms[j-1] = ms[j-1], ms[j]
+				}
+			}
+		} else {
+			slices.SortFunc(ms, func(a, b member) int { return strings.Compare(a.k, b.k) })
+		}
 		b = append(b, '{')
-		for i, k := range keys {
+		for i, m := range ms {
 			if i > 0 {
 				b = append(b, ',')
 			}
 			b = newline(b, depth+1)
-			b = appendJSONString(b, k)
+			b = appendJSONString(b, m.k)
 			b = append(b, ": "...)
 			var ok bool
-			if b, ok = appendIndented(b, x[k], prefix, depth+1); !ok {
+			if b, ok = appendIndented(b, m.v, prefix, depth+1); !ok {
 				return b, false
 			}
 		}
@@ -86,6 +97,12 @@ func appendIndented(b []byte, v any, prefix string, depth int) ([]byte, bool) {
 		return append(newline(b, depth), ']'), true
 	}
 	return b, false
+}
+
+// member is a member of an object that appendIndented writes.
+type member struct {
+	k string
+	v any
 }
 
 // appendJSONString appends s quoted as encoding/json quotes it with HTML

@@ -29,6 +29,9 @@ type registry struct {
 	// byGroupKind holds every CRD by group + " " + kind, to tell a version
 	// the CRD does not serve (the server's 404) from a kind no CRD defines.
 	byGroupKind map[string]*lazyCRD
+	// byType is byKey by kind, then apiVersion: looked up per document
+	// without building a key, from strings or from a document's bytes.
+	byType map[string]map[string]servedType
 	// listKinds holds group + " " + listKind for CRDs whose listKind is
 	// not <Kind>List.
 	listKinds map[string]bool
@@ -54,6 +57,13 @@ type registry struct {
 	// every CRD it was given (or stopped).
 	compiled chan struct{}
 	wg       sync.WaitGroup
+}
+
+// servedType is a byType entry: the apiVersion and kind it is found by
+// (to read a document's type meta into without allocating) and its CRD.
+type servedType struct {
+	apiVersion, kind string
+	l                *lazyCRD
 }
 
 // lazyCRD is one CRD document, compiled on first use.
@@ -183,11 +193,17 @@ func textCRDHead(c *cache, sum *[32]byte, text []byte) (crdHead, bool) {
 
 // isCRD reports whether a document is an apiextensions.k8s.io/v1 CRD.
 func isCRD(js []byte) (crdHead, bool) {
-	var h crdHead
 	if !bytes.Contains(js, []byte("CustomResourceDefinition")) && !bytes.Contains(js, []byte(`\u`)) {
 		// The kind can be written only so (or with \u escapes): not a CRD.
-		return h, false
+		return crdHead{}, false
 	}
+	return decodeCRDHead(js)
+}
+
+// decodeCRDHead is isCRD for a document that may be a CRD (kept apart so
+// that isCRD's answer for the others costs no allocation).
+func decodeCRDHead(js []byte) (crdHead, bool) {
+	var h crdHead
 	if json.Unmarshal(js, &h) != nil && h.APIVersion == "" {
 		// A CRD whose spec does not decode still names itself; the
 		// loose decode below finds its type meta.
@@ -213,7 +229,12 @@ func (r *registry) addLazy(l *lazyCRD, input bool) {
 	d, h := l.doc, l.head
 	for _, v := range h.Spec.Versions {
 		if v.Served {
-			r.byKey[h.Spec.Group+"/"+v.Name+" "+h.Spec.Names.Kind] = l
+			apiVersion, kind := h.Spec.Group+"/"+v.Name, h.Spec.Names.Kind
+			r.byKey[apiVersion+" "+kind] = l
+			if r.byType[kind] == nil {
+				r.byType[kind] = map[string]servedType{}
+			}
+			r.byType[kind][apiVersion] = servedType{apiVersion, kind, l}
 		}
 	}
 	if len(h.Spec.Versions) == 0 {
@@ -311,7 +332,7 @@ func isCRDList(apiVersion, kind string) bool {
 // version returns the compiled version serving apiVersion and kind, or
 // errNoCRD, or an *unservedError, or the CRD's load error.
 func (r *registry) version(apiVersion, kind string) (*crdkit.Version, error) {
-	l := r.byKey[apiVersion+" "+kind]
+	l := r.byType[kind][apiVersion].l
 	if l == nil {
 		if u := r.byGroupKind[groupOf(apiVersion)+" "+kind]; u != nil && strings.Contains(apiVersion, "/") {
 			return nil, &unservedError{apiVersion: apiVersion, kind: kind, crd: u.head}
@@ -323,12 +344,25 @@ func (r *registry) version(apiVersion, kind string) (*crdkit.Version, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, v := range crd.Versions() {
-		if crd.Group()+"/"+v.Name() == apiVersion && v.Served() {
-			return v, nil
-		}
+	group, name, _ := strings.Cut(apiVersion, "/")
+	if v := crd.Version(name); v != nil && group == crd.Group() && v.Served() {
+		return v, nil
 	}
 	return nil, errNoCRD
+}
+
+// typeMeta is a document's type meta from what scanTypeMetaBytes read:
+// the apiVersion and kind a CRD serves are the registry's own strings (no
+// copy per document).
+func (r *registry) typeMeta(tb typeMetaBytes) typeMeta {
+	var tm typeMeta
+	if t, ok := r.byType[string(tb.kind)][string(tb.apiVersion)]; ok {
+		tm.APIVersion, tm.Kind = t.apiVersion, t.kind
+	} else {
+		tm.APIVersion, tm.Kind = string(tb.apiVersion), string(tb.kind)
+	}
+	tm.Metadata.Name, tm.Metadata.Namespace = string(tb.name), string(tb.namespace)
+	return tm
 }
 
 // unusedRefusals compiles the CRDs of the inputs that no object asked for
@@ -388,7 +422,7 @@ func loadRegistry(crds, inputs []string, stderr io.Writer, c *cache) (*registry,
 }
 
 func loadRegistryWith(crds, inputs []string, stderr io.Writer, lenient bool, c *cache) (*registry, int) {
-	reg := &registry{byKey: map[string]*lazyCRD{}, byGroupKind: map[string]*lazyCRD{}, listKinds: map[string]bool{}, stop: make(chan struct{}), compiled: make(chan struct{}), cache: c}
+	reg := &registry{byKey: map[string]*lazyCRD{}, byType: map[string]map[string]servedType{}, byGroupKind: map[string]*lazyCRD{}, listKinds: map[string]bool{}, stop: make(chan struct{}), compiled: make(chan struct{}), cache: c}
 	status := 0
 	type crdFile struct {
 		path  string
@@ -700,8 +734,9 @@ func (r *registry) close() {
 	r.cache.wait()
 }
 
-// typeMetaHints returns, for each document of a file, the apiVersion and
-// kind it names at the top level (apiVersion + " " + kind), as far as a
+// typeMetaHints returns, for each document of a file (once for a run of
+// documents of the same type), the apiVersion and kind it names at the
+// top level (apiVersion + " " + kind), as far as a
 // light look can tell: a JSON document's top-level keys (values without
 // escapes), a YAML document's lines that start with "apiVersion:" or
 // "kind:". It never fails; what it misses is compiled when needed.
@@ -711,15 +746,17 @@ func typeMetaHints(file string, data []byte) []string {
 		return nil
 	}
 	var out []string
+	var lastAV, lastKind []byte
 	for _, c := range chunks {
-		var av, kind string
+		var av, kind []byte
 		if t := bytes.TrimSpace(c.Text); len(t) > 0 && t[0] == '{' {
 			av, kind = jsonTypeMeta(t)
 		} else {
 			av, kind = yamlTypeMeta(c.Text)
 		}
-		if av != "" && kind != "" {
-			out = append(out, av+" "+kind)
+		if len(av) > 0 && len(kind) > 0 && (len(out) == 0 || !bytes.Equal(av, lastAV) || !bytes.Equal(kind, lastKind)) {
+			out = append(out, string(av)+" "+string(kind))
+			lastAV, lastKind = av, kind
 		}
 	}
 	return out
@@ -728,7 +765,7 @@ func typeMetaHints(file string, data []byte) []string {
 // jsonTypeMeta reads the top-level "apiVersion" and "kind" string values
 // of a JSON object, skipping every other value, until it has both (they
 // usually come first). It stops at anything it does not expect.
-func jsonTypeMeta(b []byte) (apiVersion, kind string) {
+func jsonTypeMeta(b []byte) (apiVersion, kind []byte) {
 	i := 1 // past '{'
 	ws := func() {
 		for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
@@ -736,7 +773,7 @@ func jsonTypeMeta(b []byte) (apiVersion, kind string) {
 		}
 	}
 	// str reads a string at b[i] == '"' and returns its raw text.
-	str := func() (string, bool) {
+	str := func() ([]byte, bool) {
 		start := i + 1
 		for j := start; j < len(b); j++ {
 			switch b[j] {
@@ -744,10 +781,10 @@ func jsonTypeMeta(b []byte) (apiVersion, kind string) {
 				j++
 			case '"':
 				i = j + 1
-				return string(b[start:j]), true
+				return b[start:j], true
 			}
 		}
-		return "", false
+		return nil, false
 	}
 	for {
 		ws()
@@ -772,13 +809,13 @@ func jsonTypeMeta(b []byte) (apiVersion, kind string) {
 			if !ok {
 				return
 			}
-			switch key {
+			switch string(key) {
 			case "apiVersion":
 				apiVersion = v
 			case "kind":
 				kind = v
 			}
-			if apiVersion != "" && kind != "" {
+			if len(apiVersion) > 0 && len(kind) > 0 {
 				return // enough for a hint: spare the rest of the document
 			}
 		} else if !skipJSON(b, &i) {
@@ -829,12 +866,12 @@ func skipJSON(b []byte, i *int) bool {
 
 // yamlTypeMeta reads the values of the lines that start with "apiVersion:"
 // and "kind:" (unquoted, or in plain quotes).
-func yamlTypeMeta(b []byte) (apiVersion, kind string) {
+func yamlTypeMeta(b []byte) (apiVersion, kind []byte) {
 	for l := range bytes.Lines(b) {
 		l = bytes.TrimSuffix(l, []byte("\n"))
 		for _, f := range []struct {
 			key string
-			dst *string
+			dst *[]byte
 		}{{"apiVersion:", &apiVersion}, {"kind:", &kind}} {
 			if v, ok := bytes.CutPrefix(l, []byte(f.key)); ok {
 				if i := bytes.Index(v, []byte(" #")); i >= 0 {
@@ -844,10 +881,10 @@ func yamlTypeMeta(b []byte) (apiVersion, kind string) {
 				if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
 					v = v[1 : len(v)-1]
 				}
-				*f.dst = string(v)
+				*f.dst = v
 			}
 		}
-		if apiVersion != "" && kind != "" {
+		if len(apiVersion) > 0 && len(kind) > 0 {
 			return
 		}
 	}

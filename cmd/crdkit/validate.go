@@ -672,8 +672,11 @@ func builtinNote(kind string) string {
 // validateDoc answers for one object document what a dry-run create with
 // opts answers, or a dry-run update when it has a live counterpart.
 func validateDoc(reg *registry, d docs.Doc, vopts validateOptions) (objectResult, error) {
-	tm, fast := scanTypeMeta(d.JSON)
-	if !fast {
+	var tm typeMeta
+	tb, fast := scanTypeMetaBytes(d.JSON)
+	if fast {
+		tm = reg.typeMeta(tb)
+	} else {
 		tm = decodeTypeMeta(d.JSON)
 	}
 	r, err := validateTyped(reg, d, vopts, tm)
@@ -734,18 +737,18 @@ func validateTyped(reg *registry, d docs.Doc, vopts validateOptions, tm typeMeta
 		}
 		return r, &docs.Error{File: d.File, Line: d.Line, Err: fmt.Errorf("%s%w: apiVersion %q, kind %q (give its CRD with --crds)", where, errNoCRD, tm.APIVersion, tm.Kind)}
 	}
-	var unserved *unservedError
-	if errors.As(err, &unserved) {
-		// The server's CRD handler passes a request for a version the CRD
-		// does not serve on to its 404 handler, which answers with the text
-		// "404 page not found", not a Status; a client (client-go, and so
-		// kubectl) reports it as this Status.
-		r.Code, r.Reason, r.Message = http.StatusNotFound, string(metav1.StatusReasonNotFound), "the server could not find the requested resource"
-		r.Causes = []cause{{Reason: string(metav1.CauseTypeUnexpectedServerResponse), Message: "404 page not found"}}
-		r.note = unserved.hint()
-		return r, nil
-	}
 	if err != nil {
+		var unserved *unservedError
+		if errors.As(err, &unserved) {
+			// The server's CRD handler passes a request for a version the CRD
+			// does not serve on to its 404 handler, which answers with the text
+			// "404 page not found", not a Status; a client (client-go, and so
+			// kubectl) reports it as this Status.
+			r.Code, r.Reason, r.Message = http.StatusNotFound, string(metav1.StatusReasonNotFound), "the server could not find the requested resource"
+			r.Causes = []cause{{Reason: string(metav1.CauseTypeUnexpectedServerResponse), Message: "404 page not found"}}
+			r.note = unserved.hint()
+			return r, nil
+		}
 		if d.Path != "" {
 			err = fmt.Errorf("%s: %w", d.Location(), err)
 		}
@@ -756,7 +759,11 @@ func validateTyped(reg *registry, d docs.Doc, vopts validateOptions, tm typeMeta
 	}
 	code := int32(201)
 	var res crdkit.Result
-	if old := vopts.live[liveKey(groupOf(tm.APIVersion), tm.Kind, serverNamespace(v, r.Namespace), r.Name)]; old != nil {
+	var old map[string]any
+	if len(vopts.live) > 0 {
+		old = vopts.live[liveKey(groupOf(tm.APIVersion), tm.Kind, serverNamespace(v, r.Namespace), r.Name)]
+	}
+	if old != nil {
 		body := d.JSON
 		if md, _ := old["metadata"].(map[string]any); md != nil {
 			if rv, _ := md["resourceVersion"].(string); rv != "" {
@@ -774,7 +781,10 @@ func validateTyped(reg *registry, d docs.Doc, vopts validateOptions, tm typeMeta
 	} else {
 		res = v.CreateJSON(d.JSON, opts)
 	}
-	st := res.Status()
+	var st *metav1.Status
+	if res.Err != nil {
+		st = res.Status()
+	}
 	r.Warnings = res.Warnings
 	if st == nil || !(st.Code == http.StatusBadRequest && strings.Contains(st.Message, " cannot be handled as a ")) {
 		// A body the decoder refuses gets no decoding warnings.
@@ -825,133 +835,4 @@ func serverNamespace(v *crdkit.Version, ns string) string {
 		return "default"
 	}
 	return ns
-}
-
-// scanTypeMeta reads a JSON document's type meta without decoding it: the
-// top-level "apiVersion" and "kind" and metadata's "name" and "namespace",
-// skipping every other value, as decodeTypeMeta reads them from valid
-// JSON. It reports false (decode instead) at anything it is not sure of:
-// escapes in a key or in a value it reads, a key that matches one of those
-// only without regard to case, a value of theirs that is not a string, a
-// metadata that is not an object. It does not check the rest of the JSON:
-// see validateDoc.
-func scanTypeMeta(b []byte) (tm typeMeta, ok bool) {
-	i := 0
-	ws := func() {
-		for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-			i++
-		}
-	}
-	// str reads a string without escapes at b[i] == '"'.
-	str := func() (string, bool) {
-		start := i + 1
-		for j := start; j < len(b); j++ {
-			switch b[j] {
-			case '\\':
-				return "", false
-			case '"':
-				i = j + 1
-				return string(b[start:j]), true
-			}
-		}
-		return "", false
-	}
-	// object reads the members of the object at b[i] == '{', calling
-	// member for each key with i at its value; member reports whether it
-	// read the value (else it is skipped).
-	var object func(member func(key string) (read, ok bool)) bool
-	object = func(member func(key string) (read, ok bool)) bool {
-		i++ // '{'
-		ws()
-		if i < len(b) && b[i] == '}' {
-			i++
-			return true
-		}
-		for {
-			ws()
-			if i >= len(b) || b[i] != '"' {
-				return false
-			}
-			key, ok := str()
-			if !ok {
-				return false
-			}
-			ws()
-			if i >= len(b) || b[i] != ':' {
-				return false
-			}
-			i++
-			ws()
-			if i >= len(b) {
-				return false
-			}
-			read, ok := member(key)
-			if !ok {
-				return false
-			}
-			if !read {
-				if b[i] == '"' {
-					for i++; i < len(b) && b[i] != '"'; i++ {
-						if b[i] == '\\' {
-							i++
-						}
-					}
-					i++
-				} else if !skipJSON(b, &i) {
-					return false
-				}
-			}
-			ws()
-			if i >= len(b) {
-				return false
-			}
-			switch b[i] {
-			case ',':
-				i++
-			case '}':
-				i++
-				return true
-			default:
-				return false
-			}
-		}
-	}
-	// field reads a string value into dst when key is name; a key that
-	// matches name only without regard to case fails the scan.
-	field := func(key, name string, dst *string) (matched, ok bool) {
-		if key != name {
-			return false, !strings.EqualFold(key, name)
-		}
-		if i >= len(b) || b[i] != '"' {
-			return true, false
-		}
-		v, ok := str()
-		*dst = v
-		return true, ok
-	}
-	ws()
-	if i >= len(b) || b[i] != '{' {
-		return tm, false
-	}
-	ok = object(func(key string) (bool, bool) {
-		if m, ok := field(key, "apiVersion", &tm.APIVersion); m || !ok {
-			return m, ok
-		}
-		if m, ok := field(key, "kind", &tm.Kind); m || !ok {
-			return m, ok
-		}
-		if key != "metadata" {
-			return false, !strings.EqualFold(key, "metadata")
-		}
-		if b[i] != '{' {
-			return true, false
-		}
-		return true, object(func(key string) (bool, bool) {
-			if m, ok := field(key, "name", &tm.Metadata.Name); m || !ok {
-				return m, ok
-			}
-			return field(key, "namespace", &tm.Metadata.Namespace)
-		})
-	})
-	return tm, ok
 }

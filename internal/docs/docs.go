@@ -215,20 +215,41 @@ func Chunks(file string, data []byte) ([]Chunk, error) {
 		return chunksCopy(file, data)
 	}
 	var chunks []Chunk
-	start, startLine, n := 0, 1, 0
-	for pos := 0; pos < len(data); {
-		lineEnd, next := len(data), len(data)
-		if i := bytes.IndexByte(data[pos:], '\n'); i >= 0 {
-			lineEnd, next = pos+i, pos+i+1
+	start, startLine := 0, 1
+	// Only a line that starts with "---" can be a separator: the scan
+	// goes from one to the next (pos is on line n), counting the lines
+	// between them, rather than line by line.
+	for pos, n := 0, 1; pos < len(data); {
+		at := pos
+		if pos > 0 || !bytes.HasPrefix(data, []byte("---")) {
+			i := bytes.Index(data[pos:], []byte("\n---"))
+			if i < 0 {
+				break
+			}
+			at = pos + i + 1
+			n += bytes.Count(data[pos:at], []byte("\n"))
 		}
-		n++
-		if sep, err := separatorLine(file, n, data[pos:lineEnd]); err != nil {
+		lineEnd, next := len(data), len(data)
+		if i := bytes.IndexByte(data[at:], '\n'); i >= 0 {
+			lineEnd, next = at+i, at+i+1
+		}
+		if sep, err := separatorLine(file, n, data[at:lineEnd]); err != nil {
 			return nil, err
 		} else if sep {
-			chunks = append(chunks, Chunk{File: file, Line: startLine, Text: data[start:pos:pos]})
+			if chunks == nil {
+				// Room for as many documents as the first one's size
+				// says (a stream of one kind of object), at most one
+				// per 128 bytes: growing by appends copied and cleared
+				// the slice over and over on long streams.
+				chunks = make([]Chunk, 0, len(data)/max(at-start+4, 128)+1)
+			}
+			chunks = append(chunks, Chunk{File: file, Line: startLine, Text: data[start:at:at]})
 			start, startLine = next, n+1
 		}
-		pos = next
+		if next == len(data) {
+			break
+		}
+		pos = lineEnd // the line end of line n: the next "\n---" may start here
 	}
 	last := data[start:len(data):len(data)]
 	if t := bytes.TrimLeft(last, " \t\n"); len(t) > 0 && t[0] != '{' && last[len(last)-1] != '\n' {

@@ -31,6 +31,7 @@ package yamljson
 
 import (
 	"bytes"
+	"encoding/binary"
 	"slices"
 	"sync"
 	"unicode/utf8"
@@ -115,6 +116,16 @@ func clean(src []byte) bool {
 		return false
 	}
 	for i := 0; i < len(src); {
+		if i+8 <= len(src) {
+			// Eight bytes at once while none is below ' ' (the line
+			// feeds among them) or above '~': printable ASCII.
+			w := binary.LittleEndian.Uint64(src[i:])
+			const ones, highs = 0x0101010101010101, 0x8080808080808080
+			if (w-0x20*ones)&^w&highs == 0 && (w+ones|w)&highs == 0 {
+				i += 8
+				continue
+			}
+		}
 		b := src[i]
 		if b < utf8.RuneSelf {
 			if !asciiOK[b] {
