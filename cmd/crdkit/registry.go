@@ -49,6 +49,9 @@ type registry struct {
 	// read them again (read).
 	kept     sync.Map
 	keptSize atomic.Int64
+	// inputFiles is the listing of the inputs made while registering
+	// (nil when it failed): the inputs' reader need not list them again.
+	inputFiles []docs.File
 
 	// The background compilation (prefetch).
 	stop      chan struct{}
@@ -453,6 +456,9 @@ func loadRegistryWith(crds, inputs []string, stderr io.Writer, lenient bool, c *
 			}
 			errs[i] = append(errs[i], err)
 			return
+		}
+		if withHints {
+			reg.inputFiles = files
 		}
 		type found struct {
 			crd   *crdFile

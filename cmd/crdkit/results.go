@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"strconv"
-	"sync"
 	"time"
 
 	"sigs.k8s.io/yaml"
@@ -79,28 +78,34 @@ func (rw *resultWriter) write(r objectResult) {
 	if objectJSON != nil && rw.format == "json" {
 		r.Object = nil // written from objectJSON, after the other fields
 	}
-	var v any = r
-	switch {
-	case r.NotChecked:
-		v = notCheckedResult{File: r.File, Index: r.Index, Line: r.Line, Path: r.Path, APIVersion: r.APIVersion, Kind: r.Kind,
-			Namespace: r.Namespace, Name: r.Name, NotChecked: true, Skipped: r.Skipped, Message: r.Message, Warnings: r.Warnings}
-	case r.Rejected:
-		v = rejectedResult{File: r.File, Index: r.Index, Line: r.Line, Path: r.Path, APIVersion: r.APIVersion, Kind: r.Kind,
-			Namespace: r.Namespace, Name: r.Name, Rejected: true, Message: r.Message, Warnings: r.Warnings}
-	}
-	if r.Checks != "" && r.Allowed {
-		// No code: the server's own validation of the kind was not run.
-		v = builtinAcceptedResult{File: r.File, Index: r.Index, Path: r.Path, APIVersion: r.APIVersion, Kind: r.Kind,
-			Namespace: r.Namespace, Name: r.Name, Line: r.Line, Checked: true, Checks: r.Checks, Allowed: true, Message: r.Message, Warnings: r.Warnings}
+	// A checked result is written as it is; the others have forms of
+	// their own. (Built only when needed: boxing the result cost an
+	// allocation of its size per document.)
+	plain := !r.NotChecked && !r.Rejected && !(r.Checks != "" && r.Allowed)
+	value := func() any {
+		switch {
+		case r.Checks != "" && r.Allowed:
+			// No code: the server's own validation of the kind was not run.
+			return builtinAcceptedResult{File: r.File, Index: r.Index, Path: r.Path, APIVersion: r.APIVersion, Kind: r.Kind,
+				Namespace: r.Namespace, Name: r.Name, Line: r.Line, Checked: true, Checks: r.Checks, Allowed: true, Message: r.Message, Warnings: r.Warnings}
+		case r.NotChecked:
+			return notCheckedResult{File: r.File, Index: r.Index, Line: r.Line, Path: r.Path, APIVersion: r.APIVersion, Kind: r.Kind,
+				Namespace: r.Namespace, Name: r.Name, NotChecked: true, Skipped: r.Skipped, Message: r.Message, Warnings: r.Warnings}
+		case r.Rejected:
+			return rejectedResult{File: r.File, Index: r.Index, Line: r.Line, Path: r.Path, APIVersion: r.APIVersion, Kind: r.Kind,
+				Namespace: r.Namespace, Name: r.Name, Rejected: true, Message: r.Message, Warnings: r.Warnings}
+		}
+		return r
 	}
 	switch rw.format {
 	case "json":
 		b, ok := []byte(nil), false
-		if v, isResult := v.(objectResult); isResult {
-			b, ok = appendResultJSON(rw.scratch[:0], &v)
+		if plain {
+			b, ok = appendResultJSON(rw.scratch[:0], &r)
 			rw.scratch = b
 		}
 		if !ok {
+			v := value()
 			if rw.enc == nil {
 				rw.enc = newIndentEncoder(&rw.buf, "    ")
 			}
@@ -120,7 +125,7 @@ func (rw *resultWriter) write(r objectResult) {
 			rw.w.Write(b)
 		}
 	case "yaml":
-		js, _ := json.Marshal([]any{v})
+		js, _ := json.Marshal([]any{value()})
 		y, _ := yaml.JSONToYAML(js)
 		if rw.n == 0 {
 			fmt.Fprint(rw.w, "results:\n")
@@ -177,24 +182,31 @@ func writeSpliced(w io.Writer, b, objectJSON []byte) {
 
 // objectBuffers holds the buffers of written objects' encodings
 // (objectResult.objectJSON) for the next documents' (a 10,000-document
-// run allocated 45 MB in growing them).
-var objectBuffers sync.Pool
+// run allocated 45 MB in growing them): a bounded free list, which, unlike
+// a sync.Pool of slices, costs no allocation to give one back.
+var objectBuffers = make(chan []byte, 64)
 
 // objectBuffer returns an empty buffer for an object's encoding.
 func objectBuffer() []byte {
-	if p, ok := objectBuffers.Get().(*[]byte); ok {
-		return (*p)[:0]
+	select {
+	case b := <-objectBuffers:
+		return b[:0]
+	default:
+		return make([]byte, 0, 4<<10)
 	}
-	return make([]byte, 0, 4<<10)
 }
 
 // putObjectBuffer gives back a buffer objectBuffer returned once nothing
-// holds it; very large ones are left to the collector.
+// holds it; very large ones, and any beyond the list's room, are left to
+// the collector.
 func putObjectBuffer(b []byte) {
 	if cap(b) > 1<<20 {
 		return
 	}
-	objectBuffers.Put(&b)
+	select {
+	case objectBuffers <- b:
+	default:
+	}
 }
 
 // close ends the document.

@@ -308,7 +308,7 @@ func validate(args []string, stdout, stderr io.Writer) int {
 		if !quiet || !o.r.NotChecked && !o.r.Allowed || w.all() {
 			w.write(o.r)
 		}
-	}, checkOptions{uncheckedJSON: true, read: reg.read, idle: w.flush, input: heap.input})
+	}, checkOptions{uncheckedJSON: true, read: reg.read, idle: w.flush, input: heap.input, files: reg.inputFiles})
 	w.flush()
 	for _, err := range reg.unreadable {
 		// A --crds document that could not be read may have been the CRD
@@ -401,6 +401,8 @@ type checkOptions struct {
 	// input, when not nil, is told the size of each input read, before
 	// its documents are checked.
 	input func(size int)
+	// files, when not nil, is docs.Files(inputs), listed already.
+	files []docs.File
 }
 
 // A batch of documents for checkAllWith's workers ends at batchDocs
@@ -433,7 +435,10 @@ func checkAllWith(inputs []string, workers int, stderr io.Writer, status *int, i
 	if read == nil {
 		read = docs.ReadFile
 	}
-	files, err := docs.Files(inputs)
+	files, err := opts.files, error(nil)
+	if files == nil {
+		files, err = docs.Files(inputs)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "crdkit: %v\n", err)
 		*status = 2
