@@ -12,7 +12,6 @@ import (
 	"k8s.io/apiserver/pkg/cel/common"
 	"k8s.io/apiserver/pkg/cel/environment"
 
-	"github.com/crdkit/crdkit/internal/par"
 	"github.com/crdkit/crdkit/schema"
 )
 
@@ -77,19 +76,6 @@ func check(memo *Compiler, s *schema.Schema, base *field.Path, schemaErrs field.
 	}
 	one := uint64(1)
 	c.walk(newNode(s), base, nil, true, false, &one, nil)
-	// The nodes' rules compile independently of each other (what they
-	// share, environments and compilations, is safe for concurrent use and
-	// the same whichever builds it first): on all cores, then reported in
-	// the walk's order.
-	par.Each(len(c.jobs), func(i int) {
-		j := &c.jobs[i]
-		if j.ti.err == nil {
-			j.crs, j.err = compileRules(c.memo, j.n.s.Rules(), j.n, j.ti.decl, c.base, c.pick)
-		}
-	})
-	for i := range c.jobs {
-		c.checkRules(&c.jobs[i])
-	}
 	if c.total > SchemaCostLimit {
 		for _, x := range c.mostExpensive {
 			c.errs = append(c.errs, field.Forbidden(x.path, "contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema"))
@@ -118,20 +104,6 @@ type crdChecker struct {
 	errs          field.ErrorList
 	total         uint64
 	mostExpensive []ruleCost
-	jobs          []ruleJob // the nodes whose rules are checked, in the walk's order
-}
-
-// ruleJob is a node whose rules are checked: where the walk found it, then
-// its rules compiled.
-type ruleJob struct {
-	n      *node
-	p      *field.Path
-	ti     *typeInfo
-	card   *uint64
-	forbid *field.Path
-
-	crs []compiledRule
-	err error
 }
 
 type ruleCost struct {
@@ -217,7 +189,7 @@ func (c *crdChecker) walk(n *node, p *field.Path, parent *typeInfo, isRoot, inSc
 	if n.s == nil || len(n.s.Rules()) == 0 || c.isBlocked(p) {
 		return
 	}
-	c.jobs = append(c.jobs, ruleJob{n: n, p: p, ti: ti, card: card, forbid: forbid})
+	c.checkRules(n, p, ti, card, forbid)
 }
 
 // typeInfo returns n's type information: derived from the parent's when
@@ -277,14 +249,14 @@ func (c *crdChecker) isBlocked(p *field.Path) bool {
 	return false
 }
 
-// checkRules reports the errors of a node's compiled rules.
-func (c *crdChecker) checkRules(j *ruleJob) {
-	xv := j.p.Child("x-kubernetes-validations")
-	if j.ti.err != nil {
-		c.errs = append(c.errs, field.InternalError(xv, fmt.Errorf("internal error: failed to construct type information for x-kubernetes-validations rules: %s", j.ti.err)))
+func (c *crdChecker) checkRules(n *node, p *field.Path, ti *typeInfo, card *uint64, forbid *field.Path) {
+	xv := p.Child("x-kubernetes-validations")
+	if ti.err != nil {
+		c.errs = append(c.errs, field.InternalError(xv, fmt.Errorf("internal error: failed to construct type information for x-kubernetes-validations rules: %s", ti.err)))
 		return
 	}
-	rs, crs, err, card, forbid := j.n.s.Rules(), j.crs, j.err, j.card, j.forbid
+	rs := n.s.Rules()
+	crs, err := compileRules(c.memo, rs, n, ti.decl, c.base, c.pick)
 	if err != nil {
 		c.errs = append(c.errs, field.InternalError(xv, err))
 		return
