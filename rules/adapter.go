@@ -27,7 +27,7 @@ type node struct {
 	maxLength *int64 // of the synthetic string nodes
 
 	names          *lazyNames // of props, for values (values.go), built on first use
-	escapedMapKeys []string // the server's escaped x-kubernetes-list-map-keys, for values
+	escapedMapKeys []string   // the server's escaped x-kubernetes-list-map-keys, for values
 }
 
 var _ common.Schema = (*node)(nil)
