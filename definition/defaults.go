@@ -64,8 +64,10 @@ type defaultsWalker struct {
 }
 
 // walk visits s and p, the props it was compiled from (nil when unknown).
+// A subtree without defaults (its summary says so) is not visited: the walk
+// acts on defaults only.
 func (w *defaultsWalker) walk(pth *field.Path, s *schema.Schema, p *schema.Props, root *schema.Schema, top bool, steps []step, insideMeta bool, depth int) {
-	if s == nil || depth > maxWalkDepth || w.budget < 0 {
+	if s == nil || s.Summary()&schema.HasDefaults == 0 || depth > maxWalkDepth || w.budget < 0 {
 		return
 	}
 	embedded := top || s.EmbeddedResource()

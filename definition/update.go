@@ -65,7 +65,7 @@ func updateOptions(crd, old *apiextensions.CustomResourceDefinition) options {
 		requireAtomicSetType:                     true,
 		requireMapListKeysMapSetValidation:       true,
 		live:                                     newLiveFacts(old),
-		stored:                                   storedExpressions(&old.Spec),
+		stored:                                   sync.OnceValue(func() *rules.CheckOptions { return storedExpressions(&old.Spec) }),
 		unchanged: func(version string) bool {
 			once.Do(func() { unchanged = unchangedSchemas(crd, old) })
 			return unchanged[version]

@@ -78,8 +78,9 @@ type options struct {
 	// types, atomic sets and map keys (when the strict check finds an
 	// error), pruned defaults (when a default is not pruned).
 	live *liveFacts
-	// stored are the expressions of the live CRD (nil on create).
-	stored *rules.CheckOptions
+	// stored are the expressions of the live CRD (nil on create), collected
+	// on first use: only a new CRD with rules needs them.
+	stored func() *rules.CheckOptions
 	// unchanged reports whether an update keeps the schema of a version
 	// (nil on create); worked out only when a per-expression cost limit is
 	// exceeded, the one check it lifts.
@@ -142,7 +143,7 @@ func checkCRDSchema(p *schema.Props, pth *schema.Path, opts options) schema.Erro
 func (o options) ruleOptions() rules.CheckOptions {
 	var r rules.CheckOptions
 	if o.stored != nil {
-		r = *o.stored
+		r = *o.stored()
 	}
 	return r
 }
@@ -437,7 +438,7 @@ func validateSchema(v *apiextensions.CustomResourceValidation, p *schema.Props, 
 		}
 	}
 	errs = append(errs, toFieldErrors(checkCRDSchema(p, schema.NewPath(sp.String()), opts))...)
-	if celSchema != nil {
+	if celSchema != nil && celSchema.Summary()&schema.HasRules != 0 {
 		// The rules' CEL side: compilation, types and costs, on a structural
 		// schema with valid defaults, skipping nodes with other errors.
 		errs = append(errs, dropExpressionCosts(opts.compiler.Check(celSchema, sp, errs, opts.ruleOptions()), opts)...)

@@ -26,8 +26,8 @@ type node struct {
 
 	maxLength *int64 // of the synthetic string nodes
 
-	names          *names   // of props, for values (values.go)
-	escapedMapKeys []string // the server's escaped x-kubernetes-list-map-keys, for values
+	names          *lazyNames // of props, for values (values.go), built on first use
+	escapedMapKeys []string   // the server's escaped x-kubernetes-list-map-keys, for values
 }
 
 var _ common.Schema = (*node)(nil)
@@ -77,7 +77,7 @@ func newNode(s *schema.Schema) *node {
 		}
 	}
 	n.not = newNode(s.Not())
-	n.names = newNames(n.props)
+	n.names = newLazyNames(n.props)
 	if keys := s.ListMapKeys(); len(keys) > 0 {
 		n.escapedMapKeys = make([]string, len(keys))
 		for i, k := range keys {
@@ -135,9 +135,9 @@ func (n *node) widen() *node {
 		"name":         capped("name", nameMaxLength),
 		"generateName": capped("generateName", nameMaxLength-1),
 	}}
-	meta.names = newNames(meta.props)
+	meta.names = newLazyNames(meta.props)
 	w.props["metadata"] = meta
-	w.names = newNames(w.props)
+	w.names = newLazyNames(w.props)
 	// The server's widened copy keeps additionalProperties, the generic and
 	// extension parts and the value validations, but not items.
 	w.items = nil

@@ -1,11 +1,14 @@
 package rules
 
 import (
+	"errors"
 	"sync"
 
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common"
 	exprpb "google.golang.org/genproto/googleapis/api/expr/v1alpha1"
+
+	"github.com/crdkit/crdkit/schema"
 )
 
 // Process-wide caches of what depends only on the text of an expression
@@ -32,7 +35,7 @@ var (
 	parsed   = map[parseKey]*exprpb.ParsedExpr{}
 
 	envsMu sync.RWMutex
-	envs   = map[envKey]*cel.Env{}
+	envs   = map[envKey]*envEntry{}
 )
 
 // compileExpr is env.Compile(text) for env of kind ek: the text is parsed
@@ -68,29 +71,49 @@ func compileExpr(env *cel.Env, ek envKind, text string) (*cel.Ast, *cel.Issues) 
 }
 
 // sharedEnv is the environment of key k, built by build the first time (a
-// failed build is not remembered).
+// failed build is not remembered). Callers asking for k while it is being
+// built wait for that build rather than building it again.
 func sharedEnv(k envKey, build func() (*cel.Env, error)) (*cel.Env, error) {
 	envsMu.RLock()
 	e := envs[k]
 	envsMu.RUnlock()
-	if e != nil {
-		return e, nil
+	if e == nil {
+		envsMu.Lock()
+		if e = envs[k]; e == nil {
+			if len(envs) >= maxEnvs {
+				clear(envs)
+			}
+			e = new(envEntry)
+			envs[k] = e
+		}
+		envsMu.Unlock()
 	}
-	e, err := build()
+	e.once.Do(func() { e.env, e.err = build() })
+	env, err := e.env, e.err
+	if env == nil && err == nil {
+		err = errors.New("CEL environment: construction failed") // build panicked
+	}
 	if err != nil {
+		envsMu.Lock()
+		if envs[k] == e {
+			delete(envs, k)
+		}
+		envsMu.Unlock()
 		return nil, err
 	}
-	envsMu.Lock()
-	if len(envs) >= maxEnvs {
-		clear(envs)
-	}
-	envs[k] = e
-	envsMu.Unlock()
-	return e, nil
+	return env, nil
+}
+
+// envEntry is an environment built once.
+type envEntry struct {
+	once sync.Once
+	env  *cel.Env
+	err  error
 }
 
 // DropCaches empties the process-wide caches: parsed expressions, rule
-// environments and the compilations every Compiler shares. Nothing else
+// environments, the compilations every Compiler shares, and package
+// schema's compiled patterns (schema.DropCaches). Nothing else
 // changes: later compilations give the same results, at the cost of a
 // first compilation. For measurements of first compilations, or to free
 // the caches' memory at once.
@@ -104,4 +127,5 @@ func DropCaches() {
 	processMemo.mu.Lock()
 	clear(processMemo.rules)
 	processMemo.mu.Unlock()
+	schema.DropCaches()
 }

@@ -1,7 +1,11 @@
 package rules
 
 import (
+	"errors"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/cel-go/cel"
 	"google.golang.org/protobuf/proto"
@@ -62,4 +66,49 @@ func TestCompileExprAsCompile(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestSharedEnvOnce checks that concurrent callers of sharedEnv for one key
+// get one build, and that a failed build is not remembered.
+func TestSharedEnvOnce(t *testing.T) {
+	DropCaches()
+	env, err := cel.NewEnv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := envKey{decl: declKey{1, 2, 3}, kind: storedEnv}
+	var builds atomic.Int32
+	release := make(chan struct{})
+	var wg sync.WaitGroup
+	got := make([]*cel.Env, 8)
+	for i := range got {
+		wg.Go(func() {
+			got[i], _ = sharedEnv(k, func() (*cel.Env, error) {
+				builds.Add(1)
+				<-release
+				return env, nil
+			})
+		})
+	}
+	time.Sleep(10 * time.Millisecond)
+	close(release)
+	wg.Wait()
+	if n := builds.Load(); n != 1 {
+		t.Errorf("sharedEnv from %d goroutines = %d builds, want 1", len(got), n)
+	}
+	for i, e := range got {
+		if e != env {
+			t.Errorf("sharedEnv in goroutine %d = %p, want %p", i, e, env)
+		}
+	}
+	bad := envKey{decl: declKey{4}, kind: newEnv}
+	for range 2 {
+		if _, err := sharedEnv(bad, func() (*cel.Env, error) { builds.Add(1); return nil, errors.New("no") }); err == nil {
+			t.Errorf("sharedEnv(failing build) = no error, want one")
+		}
+	}
+	if n := builds.Load(); n != 3 {
+		t.Errorf("sharedEnv(failing build) twice = %d builds in all, want 3 (a failure is not remembered)", n)
+	}
+	DropCaches()
 }

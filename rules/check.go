@@ -127,6 +127,9 @@ var errNoDecl = fmt.Errorf("unable to convert structural schema to CEL declarati
 // card is the cardinality of n's values (nil: unbounded); forbid is the
 // nearest ancestor whose children cannot be correlated with old values.
 func (c *crdChecker) walk(n *node, p *field.Path, parent *typeInfo, isRoot, inScope bool, card *uint64, forbid *field.Path) {
+	if n.s == nil || n.s.Summary()&schema.HasRules == 0 {
+		return // no rule here or below (the summary covers the children walked)
+	}
 	inScope = inScope || (n.s != nil && len(n.s.Rules()) > 0)
 	var ti *typeInfo
 	if inScope {

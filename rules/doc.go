@@ -174,7 +174,8 @@
 // (per environment kind), the rule environment of each type shape, and
 // (for a Compiler, as package definition uses) each compilation of a rule
 // against a type shape. Each holds what the server would compute again,
-// never anything that depends on the call; DropCaches empties them.
+// never anything that depends on the call; DropCaches empties them (and
+// package schema's cache of compiled patterns).
 //
 // # Security
 //

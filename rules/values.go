@@ -39,6 +39,31 @@ type unescaped struct {
 	ok   bool
 }
 
+// lazyNames are the names of props, built on first use: a CRD check
+// converts few values (its defaults), a node's names are needed only to
+// convert values. Safe for concurrent use.
+type lazyNames struct {
+	once  sync.Once
+	props map[string]common.Schema
+	v     *names
+}
+
+// newLazyNames is nil when props is (newNames is then nil too).
+func newLazyNames(props map[string]common.Schema) *lazyNames {
+	if props == nil {
+		return nil
+	}
+	return &lazyNames{props: props}
+}
+
+func (l *lazyNames) get() *names {
+	if l == nil {
+		return nil
+	}
+	l.once.Do(func() { l.v = newNames(l.props) })
+	return l.v
+}
+
 func newNames(props map[string]common.Schema) *names {
 	if props == nil {
 		return nil
@@ -229,7 +254,7 @@ func (t *objectVal) Iterator() traits.Iterator {
 		if _, ok := t.propSchema(k); ok {
 			mapKey := k
 			if isObject {
-				if e, ok := t.n.names.escape(k); ok {
+				if e, ok := t.n.names.get().escape(k); ok {
 					mapKey = e
 				}
 			}
@@ -264,7 +289,7 @@ func (t *objectVal) Find(key ref.Val) (ref.Val, bool) {
 	}
 	k := string(ks)
 	if isObject {
-		if k, ok = t.n.names.unescape(k); !ok {
+		if k, ok = t.n.names.get().unescape(k); !ok {
 			return nil, false
 		}
 	}

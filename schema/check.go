@@ -40,6 +40,7 @@ type checker struct {
 	noDefaultsReason   string
 	insideResourceMeta bool
 	uncorrelatablePath *Path
+	sorted             bool // properties and definitions walked in name order
 }
 
 func (c checker) withForbiddenDefaults(reason string) checker {
@@ -61,8 +62,17 @@ func (c checker) withForbidOldSelf(p *Path) checker {
 // the structural checks (ValidateStructural) nor the status-subresource root
 // checks, which the caller combines as the server does.
 func CheckCRDSchema(p *Props, base *Path, opts CRDOptions) ErrorList {
+	// The errors come in property-name order: the walk goes in map order
+	// first, as a schema usually has none, and again in order when it
+	// finds one.
 	var errs ErrorList
 	c := checker{opts: opts, allowDefaults: opts.AllowDefaults}
+	c.check(p, base, true, &errs, 0)
+	if len(errs) == 0 {
+		return nil
+	}
+	errs = errs[:0]
+	c.sorted = true
 	c.check(p, base, true, &errs, 0)
 	return errs
 }
@@ -95,7 +105,7 @@ func (c checker) check(s *Props, pth *Path, isRoot bool, errs *ErrorList, depth 
 		}
 		sub.check(ap.Schema, pth.Child("additionalProperties"), false, errs, depth+1)
 	}
-	for _, k := range sortedKeys(s.Properties) {
+	for _, k := range keysOf(s.Properties, c.sorted) {
 		sub := c
 		if !mapIsCorrelatable(s.XMapType) {
 			sub = sub.withForbidOldSelf(pth)
@@ -118,7 +128,7 @@ func (c checker) check(s *Props, pth *Path, isRoot bool, errs *ErrorList, depth 
 	for i, x := range s.AnyOf {
 		c.check(x, pth.Child("anyOf").Index(i), false, errs, depth+1)
 	}
-	for _, k := range sortedKeys(s.Definitions) {
+	for _, k := range keysOf(s.Definitions, c.sorted) {
 		c.check(s.Definitions[k], pth.Child("definitions").Key(k), false, errs, depth+1)
 	}
 	if s.HasItems {

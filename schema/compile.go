@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Schema is a compiled OpenAPI v3 schema node: the structural part of a CRD
@@ -35,7 +36,7 @@ type Schema struct {
 	maxItems, minItems   *int64
 	maxProps, minProps   *int64
 	pattern              *regexp.Regexp
-	match                *matcher // pattern's automaton; nil: use pattern
+	match                *lazyMatcher // pattern's automaton, built on first use
 	enum                 []any
 	required             []string
 
@@ -109,14 +110,33 @@ func CompileJSON(data []byte) (*Schema, error) {
 
 // compiler is the state of one Compile: the patterns compiled so far, which
 // nodes with the same pattern share (CRDs repeat theirs, a name pattern
-// dozens of times).
+// dozens of times), taken from the process-wide cache on first use.
 type compiler struct {
 	patterns map[string]compiledPattern
 }
 
 type compiledPattern struct {
 	re    *regexp.Regexp
-	match *matcher
+	match *lazyMatcher
+}
+
+// lazyMatcher is the automaton of a pattern (compileMatcher), built on
+// first use: a CRD check compiles every pattern but matches few values (its
+// defaults), and building the automaton costs about as much as compiling
+// the pattern. Safe for concurrent use.
+type lazyMatcher struct {
+	once sync.Once
+	re   *regexp.Regexp
+	m    *matcher
+}
+
+// get is the automaton, nil when there is none (the regexp is used).
+func (l *lazyMatcher) get() *matcher {
+	if l == nil {
+		return nil
+	}
+	l.once.Do(func() { l.m = compileMatcher(l.re) })
+	return l.m
 }
 
 // pattern compiles expr, or returns it compiled before.
@@ -124,11 +144,10 @@ func (c *compiler) pattern(expr string) (compiledPattern, error) {
 	if cp, ok := c.patterns[expr]; ok {
 		return cp, nil
 	}
-	re, err := regexp.Compile(expr)
+	cp, err := sharedPattern(expr)
 	if err != nil {
 		return compiledPattern{}, err
 	}
-	cp := compiledPattern{re, compileMatcher(re)}
 	if c.patterns == nil {
 		c.patterns = map[string]compiledPattern{}
 	}

@@ -48,7 +48,11 @@
 // Props after compiling it, and treat the slices and values returned by
 // Schema accessors (Enum, Required, Rules, Default, ...) as read-only. No
 // function in this package modifies its Props argument, so one Props may be
-// checked from several goroutines at once. A [Path] is immutable.
+// checked from several goroutines at once. A [Path] is immutable. The
+// package's one piece of state is a process-wide cache of compiled
+// patterns (each text compiled once, for [Compile] and the structural
+// check alike; bounded, safe for concurrent use), which [DropCaches]
+// empties.
 //
 // # Errors
 //
@@ -101,12 +105,14 @@
 // does not look below the bound; call BuildError first, as the server does.
 // Patterns are compiled with Go's regexp package, the RE2 syntax the server
 // uses: matching takes time linear in the input and there are no
-// backreferences. Compile also turns each pattern's program into a
+// backreferences. Each pattern's program is also turned into a
 // deterministic automaton (one table lookup per rune) when the program has no
 // line or word assertions and the automaton stays within 256 states, 64
 // rune classes and a bounded construction; other patterns run on the regexp.
 // Compile does all parsing and compilation once, so a compiled Schema does no
-// such work per object.
+// such work per object, but for the automaton of a pattern, built the first
+// time a value is matched against it (a CRD check compiles every pattern and
+// matches few values).
 //
 // ParseProps does not apply the bound while decoding (only encoding/json's
 // limit of 10,000 nested JSON values applies), and its cost grows with the

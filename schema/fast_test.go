@@ -109,8 +109,8 @@ func genValue(rng *rand.Rand, s *Schema, depth, bad int) any {
 		}
 		return a
 	case "string":
-		if s.match != nil {
-			alpha := matcherAlphabet(s.match)
+		if m := s.match.get(); m != nil {
+			alpha := matcherAlphabet(m)
 			var b strings.Builder
 			for range rng.IntN(12) {
 				b.WriteString(alpha[rng.IntN(len(alpha))])

@@ -167,7 +167,7 @@ func TestMatcherValidate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.match == nil {
+	if s.match.get() == nil {
 		t.Fatal("no automaton for a DNS label pattern")
 	}
 	for _, str := range []string{"abc", "a-b", "-ab", "ab-", "", "A", "é"} {

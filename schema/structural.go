@@ -3,7 +3,6 @@ package schema
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"sort"
 )
 
@@ -36,9 +35,29 @@ func sortedKeys(m map[string]*Props) []string {
 // BuildError reports why a schema cannot be turned into a structural schema
 // at all, with the server's text (for example "OpenAPIV3Schema '$ref' is not
 // supported").
-func BuildError(p *Props) error { return buildError(p, 0) }
+func BuildError(p *Props) error {
+	// The first error in property-name order: looked for in map order
+	// first, as a schema usually has none.
+	if buildError(p, 0, false) == nil {
+		return nil
+	}
+	return buildError(p, 0, true)
+}
 
-func buildError(p *Props, depth int) error {
+// keysOf are the keys of m, in order when sorted is set, in map order
+// otherwise.
+func keysOf(m map[string]*Props, sorted bool) []string {
+	if sorted {
+		return sortedKeys(m)
+	}
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	return ks
+}
+
+func buildError(p *Props, depth int, sorted bool) error {
 	if p == nil {
 		return nil
 	}
@@ -51,7 +70,7 @@ func buildError(p *Props, depth int) error {
 	// The server builds value validations first (not, then allOf, anyOf,
 	// oneOf), then generics, extensions, items, properties and
 	// additionalProperties; the first error wins.
-	if err := valueValidationBuildError(p, depth); err != nil {
+	if err := valueValidationBuildError(p, depth, sorted); err != nil {
 		return err
 	}
 	if p.XPreserveUnknownFields != nil && !*p.XPreserveUnknownFields {
@@ -61,30 +80,30 @@ func buildError(p *Props, depth int) error {
 		if len(p.ItemsArray) > 0 {
 			return errors.New("OpenAPIV3Schema 'items' must be a schema, but is an array")
 		}
-		if err := buildError(p.Items, depth+1); err != nil {
+		if err := buildError(p.Items, depth+1, sorted); err != nil {
 			return err
 		}
 	}
-	for _, k := range sortedKeys(p.Properties) {
-		if err := buildError(p.Properties[k], depth+1); err != nil {
+	for _, k := range keysOf(p.Properties, sorted) {
+		if err := buildError(p.Properties[k], depth+1, sorted); err != nil {
 			return err
 		}
 	}
 	if p.AdditionalProperties != nil {
-		if err := buildError(p.AdditionalProperties.Schema, depth+1); err != nil {
+		if err := buildError(p.AdditionalProperties.Schema, depth+1, sorted); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func valueValidationBuildError(p *Props, depth int) error {
-	if err := nestedBuildError(p.Not, depth+1); err != nil {
+func valueValidationBuildError(p *Props, depth int, sorted bool) error {
+	if err := nestedBuildError(p.Not, depth+1, sorted); err != nil {
 		return err
 	}
 	for _, group := range [][]*Props{p.AllOf, p.AnyOf, p.OneOf} {
 		for _, x := range group {
-			if err := nestedBuildError(x, depth+1); err != nil {
+			if err := nestedBuildError(x, depth+1, sorted); err != nil {
 				return err
 			}
 		}
@@ -92,7 +111,7 @@ func valueValidationBuildError(p *Props, depth int) error {
 	return nil
 }
 
-func nestedBuildError(p *Props, depth int) error {
+func nestedBuildError(p *Props, depth int, sorted bool) error {
 	if p == nil {
 		return nil
 	}
@@ -102,7 +121,7 @@ func nestedBuildError(p *Props, depth int) error {
 	if err := unsupportedFieldsError(p); err != nil {
 		return err
 	}
-	if err := valueValidationBuildError(p, depth); err != nil {
+	if err := valueValidationBuildError(p, depth, sorted); err != nil {
 		return err
 	}
 	if p.XPreserveUnknownFields != nil && !*p.XPreserveUnknownFields {
@@ -112,17 +131,17 @@ func nestedBuildError(p *Props, depth int) error {
 		if len(p.ItemsArray) > 0 {
 			return errors.New("OpenAPIV3Schema 'items' must be a schema, but is an array")
 		}
-		if err := nestedBuildError(p.Items, depth+1); err != nil {
+		if err := nestedBuildError(p.Items, depth+1, sorted); err != nil {
 			return err
 		}
 	}
-	for _, k := range sortedKeys(p.Properties) {
-		if err := nestedBuildError(p.Properties[k], depth+1); err != nil {
+	for _, k := range keysOf(p.Properties, sorted) {
+		if err := nestedBuildError(p.Properties[k], depth+1, sorted); err != nil {
 			return err
 		}
 	}
 	if p.AdditionalProperties != nil {
-		if err := nestedBuildError(p.AdditionalProperties.Schema, depth+1); err != nil {
+		if err := nestedBuildError(p.AdditionalProperties.Schema, depth+1, sorted); err != nil {
 			return err
 		}
 	}
@@ -172,8 +191,8 @@ func structuralInvariants(s *Props, lvl level, pth *Path, errs *ErrorList, depth
 		*errs = append(*errs, required(pth.Child("items"), "must be specified"))
 	}
 	structuralInvariants(s.Items, itemLevel, pth.Child("items"), errs, depth+1)
-	for _, k := range sortedKeys(s.Properties) {
-		structuralInvariants(s.Properties[k], fieldLevel, pth.Child("properties").Key(k), errs, depth+1)
+	for k, c := range s.Properties { // any order: ValidateStructural sorts its errors
+		structuralInvariants(c, fieldLevel, pth.Child("properties").Key(k), errs, depth+1)
 	}
 	if s.AdditionalProperties != nil {
 		if lvl == rootLevel {
@@ -311,7 +330,7 @@ func valueValidationInvariants(v *Props, skipAnyOf, skipFirstAllOfAnyOf bool, lv
 	}
 	nestedInvariants(v.Not, false, false, lvl, pth.Child("not"), errs, depth+1)
 	if v.Pattern != "" {
-		if _, err := regexp.Compile(v.Pattern); err != nil {
+		if _, err := sharedPattern(v.Pattern); err != nil {
 			*errs = append(*errs, invalid(pth.Child("pattern"), v.Pattern, fmt.Sprintf("must be a valid regular expression, but isn't: %v", err)))
 		}
 	}
@@ -323,8 +342,8 @@ func nestedInvariants(v *Props, skipAnyOf, skipAllOfAnyOf bool, lvl level, pth *
 	}
 	valueValidationInvariants(v, skipAnyOf, skipAllOfAnyOf, lvl, pth, errs, depth)
 	nestedInvariants(v.Items, false, false, lvl, pth.Child("items"), errs, depth+1)
-	for _, k := range sortedKeys(v.Properties) {
-		nestedInvariants(v.Properties[k], false, false, fieldLevel, pth.Child("properties").Key(k), errs, depth+1)
+	for k, c := range v.Properties { // any order: ValidateStructural sorts its errors
+		nestedInvariants(c, false, false, fieldLevel, pth.Child("properties").Key(k), errs, depth+1)
 	}
 	if v.Type != "" {
 		*errs = append(*errs, forbidden(pth.Child("type"), "must be empty to be structural"))
@@ -403,9 +422,9 @@ func nestedCompleteness(v, s *Props, sPath, vPath *Path, errs *ErrorList, depth 
 	}
 	completeness(v, s, sPath, vPath, errs, depth+1)
 	nestedCompleteness(v.Items, s.Items, sPath.Child("items"), vPath.Child("items"), errs, depth+1)
-	for _, k := range sortedKeys(v.Properties) {
+	for k, vf := range v.Properties { // any order: ValidateStructural sorts its errors
 		if sf, ok := s.Properties[k]; ok && len(s.Properties) > 0 {
-			nestedCompleteness(v.Properties[k], sf, sPath.Child("properties").Key(k), vPath.Child("properties").Key(k), errs, depth+1)
+			nestedCompleteness(vf, sf, sPath.Child("properties").Key(k), vPath.Child("properties").Key(k), errs, depth+1)
 		} else {
 			*errs = append(*errs, required(sPath.Child("properties").Key(k), "because it is defined in "+vPath.Child("properties").Key(k).String()))
 		}

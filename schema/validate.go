@@ -722,10 +722,10 @@ func (v *validator) checkString(s *Schema, str string) {
 }
 
 // matchPattern reports whether str matches the pattern, with its automaton
-// when it has one.
+// when it has one (s.match is set with s.pattern).
 func (s *Schema) matchPattern(str string) bool {
-	if s.match != nil {
-		return s.match.MatchString(str)
+	if m := s.match.get(); m != nil {
+		return m.MatchString(str)
 	}
 	return s.pattern.MatchString(str)
 }
