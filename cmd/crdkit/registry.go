@@ -683,8 +683,8 @@ func splitCRDs(file string, data []byte) ([]docs.Doc, error) {
 }
 
 // prefetch compiles, in the background on GOMAXPROCS goroutines, the
-// registered CRDs that serve the keys (apiVersion + " " + kind), in order,
-// then the other CRDs of the inputs, until close.
+// registered CRDs that serve the keys (apiVersion + " " + kind) and the
+// other CRDs of the inputs, the largest first, until close.
 func (r *registry) prefetch(keys []string) {
 	var todo []*lazyCRD
 	queued := map[*lazyCRD]bool{}
@@ -704,6 +704,18 @@ func (r *registry) prefetch(keys []string) {
 		close(r.compiled)
 		return
 	}
+	// Largest first (their documents' sizes): the compilation's last
+	// CRD is then a small one, and the checks waiting for it wait little.
+	// A document whose CRD is not compiled yet has it compiled by the
+	// worker that checks it, so the order costs the first documents
+	// nothing.
+	size := func(l *lazyCRD) int {
+		if l.chunk != nil {
+			return len(l.chunk.Text)
+		}
+		return len(l.doc.JSON)
+	}
+	slices.SortStableFunc(todo, func(a, b *lazyCRD) int { return size(b) - size(a) })
 	next := make(chan *lazyCRD, len(todo))
 	for _, l := range todo {
 		next <- l
