@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"time"
 
+	"golang.org/x/term"
 	"sigs.k8s.io/yaml"
 )
 
@@ -247,9 +248,10 @@ func newProgress(w io.Writer) *progress {
 	p := &progress{w: w, start: time.Now()}
 	p.last = p.start
 	if f, ok := w.(*os.File); ok {
-		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
-			p.on = true
-		}
+		// A terminal, not any character device: /dev/null is one too, and
+		// a run with 2>/dev/null would flush its output at every
+		// document for a progress line nobody sees.
+		p.on = term.IsTerminal(int(f.Fd()))
 	}
 	return p
 }

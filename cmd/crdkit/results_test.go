@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"math/rand/v2"
+	"os"
 	"testing"
 )
 
@@ -51,5 +52,19 @@ func TestAppendResultJSON(t *testing.T) {
 	}
 	if checked < 10000 {
 		t.Fatalf("only %d results encoded by appendResultJSON", checked)
+	}
+}
+
+// TestProgressOffOnDevNull: standard error sent to /dev/null (a character
+// device, not a terminal) gets no progress line, and so the output is not
+// flushed at every document.
+func TestProgressOffOnDevNull(t *testing.T) {
+	f, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		t.Skipf("no %s: %v", os.DevNull, err)
+	}
+	defer f.Close()
+	if p := newProgress(f); p.on {
+		t.Errorf("newProgress(%s).on = true, want false", os.DevNull)
 	}
 }
