@@ -184,8 +184,10 @@ func writeSpliced(w io.Writer, b, objectJSON []byte) {
 // objectBuffers holds the buffers of written objects' encodings
 // (objectResult.objectJSON) for the next documents' (a 10,000-document
 // run allocated 45 MB in growing them): a bounded free list, which, unlike
-// a sync.Pool of slices, costs no allocation to give one back.
-var objectBuffers = make(chan []byte, 64)
+// a sync.Pool of slices, costs no allocation to give one back, with room
+// for more than the documents in flight (checkAllWith: 4 batches of up to
+// 32 a worker).
+var objectBuffers = make(chan []byte, 512)
 
 // objectBuffer returns an empty buffer for an object's encoding.
 func objectBuffer() []byte {
