@@ -445,15 +445,28 @@ func (p *patchRequest) apply() {
 	}
 	p.obj = obj
 	p.gvk = p.v.defaultGVK()
-	if p.mode != Ignore {
-		if err := yaml.UnmarshalStrict(p.data, &map[string]any{}); err != nil {
-			if p.mode == Strict {
-				p.fail(apierrors.NewBadRequest(fmt.Sprintf("error strict decoding patch: %v", err)))
-				return
-			}
-			p.res.Warnings = append(p.res.Warnings, yamlWarnings(err.Error())...)
-		}
+	warnings, err := strictApplyPatch(p.data, p.mode)
+	if err != nil {
+		p.fail(err)
+		return
 	}
+	p.res.Warnings = append(p.res.Warnings, warnings...)
+}
+
+// strictApplyPatch is the apply patcher's last step: in Warn and Strict,
+// the patch decoded strictly, its duplicate fields the server's 400 in
+// Strict, warnings (one per line) in Warn.
+func strictApplyPatch(data []byte, mode FieldValidation) ([]string, error) {
+	if mode == Ignore {
+		return nil, nil
+	}
+	if err := yaml.UnmarshalStrict(data, &map[string]any{}); err != nil {
+		if mode == Strict {
+			return nil, apierrors.NewBadRequest(fmt.Sprintf("error strict decoding patch: %v", err))
+		}
+		return yamlWarnings(err.Error()), nil
+	}
+	return nil, nil
 }
 
 // yamlWarnings splits a YAML decoder's strict error into one warning per

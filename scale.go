@@ -350,6 +350,23 @@ func (s *scaleRequest) validateApplyOptions(force bool) {
 	}
 }
 
+// scaleWithEntries is the object's Scale as a patch of /scale starts
+// from: typed, with the object's managed-fields entries that own spec
+// replicas (as the Scale shows them).
+func (s *scaleRequest) scaleWithEntries() (*autoscalingv1.Scale, bool) {
+	current, ok := s.currentScale()
+	if !ok {
+		return nil, false
+	}
+	var err error
+	current.TypeMeta = metav1.TypeMeta{Kind: "Scale", APIVersion: "autoscaling/v1"}
+	if current.ManagedFields, err = s.scaleManagedFields(); err != nil {
+		s.fail(bareInternalError(err))
+		return nil, false
+	}
+	return current, true
+}
+
 // applyToScale is the apply patcher over the object's Scale (with the
 // object's entries that own spec replicas, as the Scale shows them): the
 // configuration decoded from YAML, merged by the Scale's field manager,
@@ -358,14 +375,8 @@ func (s *scaleRequest) applyToScale(data []byte, force bool) {
 	if s.failed() {
 		return
 	}
-	current, ok := s.currentScale()
+	current, ok := s.scaleWithEntries()
 	if !ok {
-		return
-	}
-	var err error
-	current.TypeMeta = metav1.TypeMeta{Kind: "Scale", APIVersion: "autoscaling/v1"}
-	if current.ManagedFields, err = s.scaleManagedFields(); err != nil {
-		s.fail(bareInternalError(err))
 		return
 	}
 	var patch map[string]any
@@ -391,15 +402,12 @@ func (s *scaleRequest) applyToScale(data []byte, force bool) {
 		s.fail(bareInternalError(err))
 		return
 	}
-	if s.mode != Ignore {
-		if err := yaml.UnmarshalStrict(data, &map[string]any{}); err != nil {
-			if s.mode == Strict {
-				s.fail(apierrors.NewBadRequest(fmt.Sprintf("error strict decoding patch: %v", err)))
-				return
-			}
-			s.res.Warnings = append(s.res.Warnings, yamlWarnings(err.Error())...)
-		}
+	warnings, err := strictApplyPatch(data, s.mode)
+	if err != nil {
+		s.fail(err)
+		return
 	}
+	s.res.Warnings = append(s.res.Warnings, warnings...)
 	scale := new(autoscalingv1.Scale)
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(out, scale); err != nil {
 		s.fail(bareInternalError(err))
@@ -436,14 +444,8 @@ func (s *scaleRequest) patchScale(pt types.PatchType, patch []byte) {
 	if s.failed() {
 		return
 	}
-	current, ok := s.currentScale()
+	current, ok := s.scaleWithEntries()
 	if !ok {
-		return
-	}
-	var err error
-	current.TypeMeta = metav1.TypeMeta{Kind: "Scale", APIVersion: "autoscaling/v1"}
-	if current.ManagedFields, err = s.scaleManagedFields(); err != nil {
-		s.fail(bareInternalError(err))
 		return
 	}
 	currentJS, err := json.Marshal(current)
