@@ -949,6 +949,8 @@ func TestCRClientScenarios(t *testing.T) {
 			results[i].real[j] = strings.ReplaceAll(l, "Key: "+strings.TrimSuffix(srv.EtcdPrefix(), "/")+"/", "Key: /")
 		}
 		rn, fn := normalize(results[i].real), normalize(results[i].fake)
+		// CRCLIENT_DUMP=SCENARIO prints what the real server gave in a
+		// scenario (to see what a new scenario records).
 		if os.Getenv("CRCLIENT_DUMP") == sc.name {
 			fmt.Println(strings.Join(rn, "\n"))
 		}
