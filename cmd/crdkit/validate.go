@@ -180,6 +180,11 @@ the server's cause types and reasons) and -o github (GitHub Actions
 ::error and ::warning annotations). Errors that would only go to standard
 error (YAML syntax errors) are in the reports too.
 
+Documents are checked on --workers goroutines, in batches; memory stays flat
+in the number of documents: once the CRDs are compiled, a soft memory limit
+holds the heap about where their compilation left it (GOMEMLIMIT, when set,
+is used instead).
+
 Exit status: 0 when every checked object is accepted, 1 when any is refused,
 2 on usage or load errors (unreadable files, YAML errors with file and line,
 a directory without YAML or JSON files, CRDs the server would refuse, and
