@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 
@@ -37,7 +38,10 @@ var crdGroupKind = runtimeschema.GroupKind{Group: "apiextensions.k8s.io", Kind: 
 // once, ready for any number of objects. It is immutable and safe for
 // concurrent use.
 type CRD struct {
-	v1       *apiextensionsv1.CustomResourceDefinition // as the server stores it: defaulted
+	v1 *apiextensionsv1.CustomResourceDefinition // as the server stores it: defaulted; without schemas when src is set
+	// src is the JSON text of a CRD from Load, decoded again for its
+	// schemas when they are needed (stored).
+	src      []byte
 	lint     field.ErrorList
 	versions []*Version // in priority order
 	byName   map[string]*Version
@@ -125,11 +129,11 @@ func Load(data []byte, opts ...LoadOptions) (*CRD, error) {
 	for _, o := range opts {
 		known = known || o.Verdict != nil && o.Verdict.Known
 	}
-	crd, warnings, err := decodeCRD(data, known)
+	crd, js, warnings, err := decodeCRD(data, known)
 	if err != nil {
 		return nil, err
 	}
-	c, err := New(crd, opts...)
+	c, err := newCRD(crd, js, opts...)
 	if c != nil && len(warnings) > 0 {
 		// The decoder's warnings come before the handler's.
 		c.warnings = append(warnings, c.warnings...)
@@ -151,43 +155,51 @@ func Load(data []byte, opts ...LoadOptions) (*CRD, error) {
 // *apierrors.StatusError; one that is not YAML or JSON an error of its own;
 // one that is not a CRD at all ErrNotCRD.
 func DecodeCRD(data []byte) (*apiextensionsv1.CustomResourceDefinition, []string, error) {
-	return decodeCRD(data, false)
+	crd, _, warnings, err := decodeCRD(data, false)
+	return crd, warnings, err
 }
 
-// decodeCRD is DecodeCRD. known says that these bytes decoded before into
-// a CRD the server accepts (LoadOptions.Verdict): JSON text then goes
-// straight to the decoder, without the checks only a document that is not
-// valid JSON or not a CRD fails.
-func decodeCRD(data []byte, known bool) (*apiextensionsv1.CustomResourceDefinition, []string, error) {
+// decodeCRD is DecodeCRD, returning besides the JSON text it decoded, a
+// copy of its own (not sharing data's memory). known says that these bytes
+// decoded before into a CRD the server accepts (LoadOptions.Verdict): JSON
+// text then goes straight to the decoder, without the checks only a
+// document that is not valid JSON or not a CRD fails.
+func decodeCRD(data []byte, known bool) (crd *apiextensionsv1.CustomResourceDefinition, src []byte, warnings []string, err error) {
 	js := bytes.TrimSpace(data)
 	if known && len(js) > 0 && js[0] == '{' {
 		if crd, warnings, err := decodeCRDJSON(js); err == nil {
-			return crd, warnings, nil
+			return crd, bytes.Clone(js), warnings, nil
 		}
 		// Not JSON after all (YAML in flow style): the checks below say
 		// what it is.
 	}
+	converted := false
 	if len(js) == 0 || js[0] != '{' || !json.Valid(js) {
-		var err error
 		if js, err = yaml.YAMLToJSON(data); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
-		js = bytes.TrimSpace(js)
+		js, converted = bytes.TrimSpace(js), true
 	}
 	if len(js) == 0 || bytes.Equal(js, []byte("null")) {
-		return nil, nil, fmt.Errorf("%w: empty document", ErrNotCRD)
+		return nil, nil, nil, fmt.Errorf("%w: empty document", ErrNotCRD)
 	}
 	var tm struct {
 		APIVersion string `json:"apiVersion"`
 		Kind       string `json:"kind"`
 	}
 	if err := kjson.UnmarshalCaseSensitivePreserveInts(js, &tm); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if tm.APIVersion != "apiextensions.k8s.io/v1" || tm.Kind != "CustomResourceDefinition" {
-		return nil, nil, fmt.Errorf("%w: apiVersion %q, kind %q", ErrNotCRD, tm.APIVersion, tm.Kind)
+		return nil, nil, nil, fmt.Errorf("%w: apiVersion %q, kind %q", ErrNotCRD, tm.APIVersion, tm.Kind)
 	}
-	return decodeCRDJSON(js)
+	if crd, warnings, err = decodeCRDJSON(js); err != nil {
+		return nil, nil, nil, err
+	}
+	if !converted {
+		js = bytes.Clone(js)
+	}
+	return crd, js, warnings, nil
 }
 
 // decodeCRDJSON decodes a CRD's JSON text strictly, as DecodeCRD's last
@@ -215,6 +227,15 @@ func crdUndecodable(err error) error {
 // Load for what it refuses. The versions are checked and compiled on up to
 // GOMAXPROCS goroutines; the result does not depend on their number.
 func New(crd *apiextensionsv1.CustomResourceDefinition, opts ...LoadOptions) (*CRD, error) {
+	return newCRD(crd.DeepCopy(), nil, opts...)
+}
+
+// newCRD is New on a CRD of its own (it modifies crd). src is the JSON text
+// crd was decoded from, or nil: with it, the CRD keeps its versions'
+// schemas only compiled, and Definition decodes them again from src (the
+// typed form of a large CRD's schemas is megabytes of pointers that the
+// collector would scan at every cycle for as long as the CRD is used).
+func newCRD(crd *apiextensionsv1.CustomResourceDefinition, src []byte, opts ...LoadOptions) (*CRD, error) {
 	var o LoadOptions
 	for _, x := range opts {
 		o.AllowInvalid = o.AllowInvalid || x.AllowInvalid
@@ -222,24 +243,13 @@ func New(crd *apiextensionsv1.CustomResourceDefinition, opts ...LoadOptions) (*C
 			o.Verdict = x.Verdict
 		}
 	}
-	cr, err := createCRDVerdict(crd, o.Verdict)
+	cr, err := createOwnCRD(crd, o.Verdict)
 	if err != nil {
 		return nil, err
 	}
 	v1, internal := cr.v1, cr.internal
-	if stored, err := storedCRD(internal); err == nil {
-		// The schemas as the server stores them: the values of defaults,
-		// enums and examples re-encoded from its internal version (1.0 as
-		// 1, 1E2 as 100), embedded resources in defaults coerced.
-		for i := range v1.Spec.Versions {
-			for _, sv := range stored.Spec.Versions {
-				if sv.Name == v1.Spec.Versions[i].Name {
-					v1.Spec.Versions[i].Schema = sv.Schema
-				}
-			}
-		}
-	}
-	c := &CRD{v1: v1, byName: map[string]*Version{}, warnings: cr.warnings, lint: cr.errs}
+	storedSchemas(v1, internal)
+	c := &CRD{v1: v1, src: src, byName: map[string]*Version{}, warnings: cr.warnings, lint: cr.errs}
 	if len(c.lint) > 0 && !o.AllowInvalid {
 		return nil, newInvalid(crdGroupKind, v1.Name, c.lint)
 	}
@@ -325,6 +335,9 @@ func New(crd *apiextensionsv1.CustomResourceDefinition, opts ...LoadOptions) (*C
 		c.webhook, c.webhookErr = conversion.NewWebhook(v1, conversion.WebhookOptions{})
 	}
 	c.readIsIdentity = len(c.lint) == 0
+	if src != nil {
+		c.v1 = withoutSchemas(v1)
+	}
 	c.metaUntouched, c.metaUndefaulted = true, true
 	for _, v := range c.versions {
 		if v.schema == nil {
@@ -413,7 +426,60 @@ func (c *CRD) Namespaced() bool { return c.v1.Spec.Scope == apiextensionsv1.Name
 // Definition returns a copy of the CRD as the server would store it (v1
 // defaults applied; in the schemas, numbers in defaults, enums and examples
 // as the server re-encodes them, 1.0 as 1).
-func (c *CRD) Definition() *apiextensionsv1.CustomResourceDefinition { return c.v1.DeepCopy() }
+func (c *CRD) Definition() *apiextensionsv1.CustomResourceDefinition {
+	if c.src == nil {
+		return c.v1.DeepCopy()
+	}
+	return c.stored()
+}
+
+// stored is the CRD as the server would store it, schemas included: c.v1
+// itself, or for a CRD from Load (whose c.v1 holds no schemas) a new copy
+// decoded from its JSON text again, as Load decoded it.
+func (c *CRD) stored() *apiextensionsv1.CustomResourceDefinition {
+	if c.src == nil {
+		return c.v1
+	}
+	crd, _, err := decodeCRDJSON(c.src)
+	if err != nil {
+		return c.v1.DeepCopy() // not reached: the same text decoded before
+	}
+	cr, err := createOwnCRD(crd, &verdict.Verdict{Known: true})
+	if err != nil {
+		return c.v1.DeepCopy() // not reached, as above
+	}
+	storedSchemas(cr.v1, cr.internal)
+	return cr.v1
+}
+
+// storedSchemas sets v1's schemas as the server stores them, from the
+// internal form the strategy prepared: the values of defaults, enums and
+// examples re-encoded from its internal version (1.0 as 1, 1E2 as 100),
+// embedded resources in defaults coerced.
+func storedSchemas(v1 *apiextensionsv1.CustomResourceDefinition, internal *apiextensions.CustomResourceDefinition) {
+	stored, err := storedCRD(internal)
+	if err != nil {
+		return
+	}
+	for i := range v1.Spec.Versions {
+		for _, sv := range stored.Spec.Versions {
+			if sv.Name == v1.Spec.Versions[i].Name {
+				v1.Spec.Versions[i].Schema = sv.Schema
+			}
+		}
+	}
+}
+
+// withoutSchemas is a copy of crd, sharing all but its versions, whose
+// schemas are left out.
+func withoutSchemas(crd *apiextensionsv1.CustomResourceDefinition) *apiextensionsv1.CustomResourceDefinition {
+	out := *crd
+	out.Spec.Versions = slices.Clone(crd.Spec.Versions)
+	for i := range out.Spec.Versions {
+		out.Spec.Versions[i].Schema = nil
+	}
+	return &out
+}
 
 // Versions returns the versions in the server's priority order (the order
 // kubectl and discovery use), served or not.

@@ -1,6 +1,8 @@
 package crdkit
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -10,9 +12,11 @@ import (
 	"testing"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"sigs.k8s.io/yaml"
 
 	"github.com/crdkit/crdkit/internal/corpus"
 	"github.com/crdkit/crdkit/internal/docs"
+	"github.com/crdkit/crdkit/internal/verdict"
 )
 
 // corpusDir returns the shared corpus, or skips the test when it is absent.
@@ -208,5 +212,65 @@ func TestLoadNumbers(t *testing.T) {
 				t.Errorf("Load(%s) = %s, want %s", tc.prop, got, tc.want)
 			}
 		})
+	}
+}
+
+// TestLoadDefinitionDecodedAgain holds Load's CRDs, which keep their
+// schemas only compiled and decode them again for Definition, to New's,
+// which keep the typed form: the same definition for every corpus CRD,
+// from YAML and from JSON, with the CRD validation run or skipped (a
+// known verdict), and the buffer Load was given reused afterwards.
+func TestLoadDefinitionDecodedAgain(t *testing.T) {
+	n := 0
+	for _, d := range corpusDocs(t) {
+		typed, _, err := DecodeCRD(d.JSON)
+		if errors.Is(err, ErrNotCRD) {
+			continue
+		}
+		if err != nil {
+			t.Fatalf("DecodeCRD(%s#%d) = %v", d.File, d.Index, err)
+		}
+		viaNew, err := New(typed)
+		if err != nil {
+			t.Fatalf("New(%s) = %v", typed.Name, err)
+		}
+		want, _ := json.Marshal(viaNew.Definition())
+		yml, err := yaml.JSONToYAML(d.JSON)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, in := range []struct {
+			name string
+			data []byte
+			opts LoadOptions
+		}{
+			{"json", bytes.Clone(d.JSON), LoadOptions{}},
+			{"yaml", yml, LoadOptions{}},
+			{"json-known", bytes.Clone(d.JSON), LoadOptions{Verdict: &verdict.Verdict{Known: true}}},
+		} {
+			c, err := Load(in.data, in.opts)
+			if err != nil {
+				t.Fatalf("Load(%s, %s) = %v", typed.Name, in.name, err)
+			}
+			for i := range in.data {
+				in.data[i] = ' ' // the caller's buffer, reused
+			}
+			for _, v := range c.v1.Spec.Versions {
+				if v.Schema != nil {
+					t.Errorf("Load(%s, %s) keeps version %s's typed schema", typed.Name, in.name, v.Name)
+				}
+			}
+			got, _ := json.Marshal(c.Definition())
+			if !bytes.Equal(got, want) {
+				t.Errorf("Load(%s, %s).Definition() = %.300s..., want New's %.300s...", typed.Name, in.name, got, want)
+			}
+			if again, _ := json.Marshal(c.Definition()); !bytes.Equal(again, got) {
+				t.Errorf("Load(%s, %s).Definition() differs on a second call", typed.Name, in.name)
+			}
+		}
+		n++
+	}
+	if n < 30 {
+		t.Errorf("checked %d corpus CRDs, want at least 30", n)
 	}
 }

@@ -75,7 +75,11 @@ func createCRD(crd *apiextensionsv1.CustomResourceDefinition) (crdCreate, error)
 // vd when it is Known (the validation is skipped), else recorded in vd
 // when the CRD passes (see LoadOptions.Verdict).
 func createCRDVerdict(crd *apiextensionsv1.CustomResourceDefinition, vd *verdict.Verdict) (crdCreate, error) {
-	v1 := crd.DeepCopy()
+	return createOwnCRD(crd.DeepCopy(), vd)
+}
+
+// createOwnCRD is createCRDVerdict on a CRD of its own: it modifies v1.
+func createOwnCRD(v1 *apiextensionsv1.CustomResourceDefinition, vd *verdict.Verdict) (crdCreate, error) {
 	warnings := handleCreate(&v1.ObjectMeta)
 	apiextensionsv1.SetObjectDefaults_CustomResourceDefinition(v1)
 	resetCRDManagedFields(v1)

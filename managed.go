@@ -65,7 +65,7 @@ func (c *CRD) fieldManager() (*fieldmanager.Manager, error) {
 func (c *CRD) buildFieldManager() (*fieldmanager.Manager, error) {
 	// The server falls back to deducing types when it cannot build the
 	// models (buildOpenAPIModelsForApply's error is only logged).
-	models, err := openapi.Models(c.v1)
+	models, err := openapi.Models(c.stored())
 	if err != nil {
 		models = nil
 	}
