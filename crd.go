@@ -425,7 +425,10 @@ func (c *CRD) Namespaced() bool { return c.v1.Spec.Scope == apiextensionsv1.Name
 
 // Definition returns a copy of the CRD as the server would store it (v1
 // defaults applied; in the schemas, numbers in defaults, enums and examples
-// as the server re-encodes them, 1.0 as 1).
+// as the server re-encodes them, 1.0 as 1). A CRD from Load keeps its
+// schemas only compiled (with its JSON text, which takes far less memory
+// than their typed form): each call decodes and prepares that text again,
+// a cost of the order of Load's without the compilation.
 func (c *CRD) Definition() *apiextensionsv1.CustomResourceDefinition {
 	if c.src == nil {
 		return c.v1.DeepCopy()
