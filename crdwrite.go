@@ -122,9 +122,11 @@ var crdResource = runtimeschema.GroupResource{Group: "apiextensions.k8s.io", Res
 // UpdateCRD returns the server's answer to a dry-run update (PUT) of crd
 // over live, the CRD as the server stores it (as kubectl get crd NAME -o
 // yaml prints it: defaults applied, status.storedVersions and conditions
-// set). In the server's order: the handler's checks of the name (live's is
-// the URL's) and namespace (cleared), duplicate owner references dropped
-// with a warning, the v1 defaults, the storage layer's preconditions (a
+// set). In the server's order: the decoding's v1 defaults and conversion
+// (a 400 for a number past float64's range in a default, an enum or an
+// example), the handler's checks of the name (live's is the URL's) and
+// namespace (cleared), duplicate owner references dropped with a warning,
+// the storage layer's preconditions (a
 // uid, when given, must be live's; metadata.resourceVersion is required
 // and must be live's), the generation, status and stored versions set as
 // definition.PrepareForUpdate sets them, live's uid, creationTimestamp and
@@ -140,6 +142,13 @@ func UpdateCRD(crd, live *apiextensionsv1.CustomResourceDefinition) CRDResult {
 	nv, ov := crd.DeepCopy(), live.DeepCopy()
 	apiextensionsv1.SetObjectDefaults_CustomResourceDefinition(ov)
 	name := ov.Name
+	// The body is decoded first: the v1 defaults, then the conversion to
+	// the internal version, which refuses a number past float64's range.
+	apiextensionsv1.SetObjectDefaults_CustomResourceDefinition(nv)
+	ni, oi := new(apiextensionsinternal.CustomResourceDefinition), new(apiextensionsinternal.CustomResourceDefinition)
+	if err := apiextensionsv1.Convert_v1_CustomResourceDefinition_To_apiextensions_CustomResourceDefinition(nv, ni, nil); err != nil {
+		return crdFailure(crdUndecodable(err)) // as createCRD
+	}
 	switch {
 	case nv.Name == "":
 		return crdFailure(apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s based on URL) was undeterminable: name must be provided", name)))
@@ -147,7 +156,6 @@ func UpdateCRD(crd, live *apiextensionsv1.CustomResourceDefinition) CRDResult {
 		return crdFailure(apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", nv.Name, name)))
 	}
 	nv.Namespace = "" // cluster-scoped
-	apiextensionsv1.SetObjectDefaults_CustomResourceDefinition(nv)
 	if err := crdUIDPrecondition(nv, ov); err != nil {
 		return crdFailure(err)
 	}
@@ -159,10 +167,7 @@ func UpdateCRD(crd, live *apiextensionsv1.CustomResourceDefinition) CRDResult {
 		res.Err = err
 		return res
 	}
-	ni, oi := new(apiextensionsinternal.CustomResourceDefinition), new(apiextensionsinternal.CustomResourceDefinition)
-	if err := apiextensionsv1.Convert_v1_CustomResourceDefinition_To_apiextensions_CustomResourceDefinition(nv, ni, nil); err != nil {
-		return crdFailure(crdUndecodable(err)) // as createCRD
-	}
+	ni.ObjectMeta = nv.ObjectMeta // as the handler left it
 	if err := apiextensionsv1.Convert_v1_CustomResourceDefinition_To_apiextensions_CustomResourceDefinition(ov, oi, nil); err != nil {
 		return crdFailure(apierrors.NewInternalError(err))
 	}

@@ -89,6 +89,16 @@ func setSpec(k string, v any) edit {
 	return func(m map[string]any) { m["spec"].(map[string]any)[k] = v }
 }
 
+func metaName(name string) edit {
+	return func(m map[string]any) { m["metadata"].(map[string]any)["name"] = name }
+}
+
+// hugeDefault adds a number property whose default is past float64's
+// range (the server's decoding refuses it with a 400).
+func hugeDefault(m map[string]any) {
+	specProps(m, 0)["ratio"] = map[string]any{"type": "number", "default": json.Number("1e400")}
+}
+
 func setName(k, v string) edit {
 	return func(m map[string]any) { m["spec"].(map[string]any)["names"].(map[string]any)[k] = v }
 }
@@ -258,6 +268,9 @@ var HandwrittenUpdates = []UpdateCase{
 	{Name: "selectable fields added", Live: widget(), New: widget(selectable(2)), Established: true},
 	{Name: "selectable fields over the limit kept", Live: widget(selectable(9)), New: widget(selectable(9), labeled), Established: true, Invalid: true},
 	{Name: "selectable fields over the limit changed", Live: widget(selectable(9)), New: widget(selectable(10)), Established: true, Invalid: true},
+	{Name: "metadata.name changed", Live: widget(), New: widget(metaName("gadgets.update.example.com")), Established: true},
+	{Name: "default past float64 added", Live: widget(), New: widget(hugeDefault), Established: true},
+	{Name: "metadata.name changed and default past float64 added (the decoding's 400 first)", Live: widget(), New: widget(metaName("gadgets.update.example.com"), hugeDefault), Established: true},
 	{Name: "selectable fields over the limit added", Live: widget(), New: widget(selectable(9)), Established: true},
 	{Name: "conversion webhook added", Live: widget(), New: widget(webhook([]any{"v1"}, "")), Established: true},
 	{Name: "conversion webhook with a CA", Live: widget(), New: widget(webhook([]any{"v1"}, testCA)), Established: true},
