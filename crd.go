@@ -183,17 +183,27 @@ func decodeCRD(data []byte, known bool) (crd *apiextensionsv1.CustomResourceDefi
 	if len(js) == 0 || bytes.Equal(js, []byte("null")) {
 		return nil, nil, nil, fmt.Errorf("%w: empty document", ErrNotCRD)
 	}
-	var tm struct {
-		APIVersion string `json:"apiVersion"`
-		Kind       string `json:"kind"`
+	// Decoded strictly first (the type meta comes with it): only a
+	// document that does not decode needs its type meta read on its own,
+	// to tell a CRD the decoder refuses from a document that is not a CRD.
+	crd, warnings, err = decodeCRDJSON(js)
+	apiVersion, kind := "", ""
+	if err == nil {
+		apiVersion, kind = crd.APIVersion, crd.Kind
+	} else {
+		var tm struct {
+			APIVersion string `json:"apiVersion"`
+			Kind       string `json:"kind"`
+		}
+		if err := kjson.UnmarshalCaseSensitivePreserveInts(js, &tm); err != nil {
+			return nil, nil, nil, err
+		}
+		apiVersion, kind = tm.APIVersion, tm.Kind
 	}
-	if err := kjson.UnmarshalCaseSensitivePreserveInts(js, &tm); err != nil {
-		return nil, nil, nil, err
+	if apiVersion != "apiextensions.k8s.io/v1" || kind != "CustomResourceDefinition" {
+		return nil, nil, nil, fmt.Errorf("%w: apiVersion %q, kind %q", ErrNotCRD, apiVersion, kind)
 	}
-	if tm.APIVersion != "apiextensions.k8s.io/v1" || tm.Kind != "CustomResourceDefinition" {
-		return nil, nil, nil, fmt.Errorf("%w: apiVersion %q, kind %q", ErrNotCRD, tm.APIVersion, tm.Kind)
-	}
-	if crd, warnings, err = decodeCRDJSON(js); err != nil {
+	if err != nil {
 		return nil, nil, nil, err
 	}
 	if !converted {
@@ -248,7 +258,9 @@ func newCRD(crd *apiextensionsv1.CustomResourceDefinition, src []byte, opts ...L
 		return nil, err
 	}
 	v1, internal := cr.v1, cr.internal
-	storedSchemas(v1, internal)
+	if src == nil {
+		storedSchemas(v1, internal) // else stored gives them when asked
+	}
 	c := &CRD{v1: v1, src: src, byName: map[string]*Version{}, warnings: cr.warnings, lint: cr.errs}
 	if len(c.lint) > 0 && !o.AllowInvalid {
 		return nil, newInvalid(crdGroupKind, v1.Name, c.lint)

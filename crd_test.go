@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	kjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
 
 	"github.com/crdkit/crdkit/internal/corpus"
@@ -273,4 +274,79 @@ func TestLoadDefinitionDecodedAgain(t *testing.T) {
 	if n < 30 {
 		t.Errorf("checked %d corpus CRDs, want at least 30", n)
 	}
+}
+
+// TestDecodeCRDTypeMeta: DecodeCRD decodes strictly first and reads the
+// type meta on its own only when that fails; its answers are those of
+// reading the type meta first (referenceTypeMeta): not a CRD, the
+// decoder's 400 for a CRD, or the type meta's own error.
+func TestDecodeCRDTypeMeta(t *testing.T) {
+	crd := `"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition"`
+	for _, doc := range []string{
+		`{` + crd + `,"metadata":{"name":"a.b.c"}}`,
+		`{` + crd + `,"spec":3}`,
+		`{` + crd + `,"spec":{"versions":3},"extra":1}`,
+		`{"apiVersion":"v1","kind":"ConfigMap","data":{"a":"b"}}`,
+		`{"apiVersion":"v1","kind":"ConfigMap","spec":3}`,
+		`{"apiVersion":"v1","kind":"CustomResourceDefinition","spec":3}`,
+		`{"apiVersion":3,"kind":"CustomResourceDefinition"}`,
+		`{"apiVersion":"apiextensions.k8s.io/v1","kind":null}`,
+		`{"apiVersion":"apiextensions.k8s.io/v1","kind":"ConfigMap","kind":"CustomResourceDefinition","spec":{}}`,
+		`{` + crd + `,"kind":"ConfigMap"}`,
+		`{"ApiVersion":"apiextensions.k8s.io/v1","Kind":"CustomResourceDefinition"}`,
+		`{` + crd + `,"metadata":{"name":"a.b.c"},"Metadata":{}}`,
+		`[1]`,
+		`{"kind":{"a":1},"spec":3}`,
+	} {
+		_, _, err := DecodeCRD([]byte(doc))
+		want := referenceTypeMeta(doc)
+		got := "ok"
+		if err != nil {
+			got = err.Error()
+		}
+		if got != want {
+			t.Errorf("DecodeCRD(%s) = %s, want %s", doc, got, want)
+		}
+	}
+}
+
+// referenceTypeMeta is DecodeCRD's answer on a JSON document when the type
+// meta is read first.
+func referenceTypeMeta(doc string) string {
+	var tm struct {
+		APIVersion string `json:"apiVersion"`
+		Kind       string `json:"kind"`
+	}
+	if err := kjson.UnmarshalCaseSensitivePreserveInts([]byte(doc), &tm); err != nil {
+		return err.Error()
+	}
+	if tm.APIVersion != "apiextensions.k8s.io/v1" || tm.Kind != "CustomResourceDefinition" {
+		return fmt.Errorf("%w: apiVersion %q, kind %q", ErrNotCRD, tm.APIVersion, tm.Kind).Error()
+	}
+	if _, _, err := decodeCRDJSON([]byte(doc)); err != nil {
+		return err.Error()
+	}
+	return "ok"
+}
+
+// FuzzDecodeCRDTypeMeta holds DecodeCRD on JSON documents to reading the
+// type meta first (referenceTypeMeta).
+func FuzzDecodeCRDTypeMeta(f *testing.F) {
+	f.Add([]byte(`{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","spec":3}`))
+	f.Add([]byte(`{"apiVersion":"v1","kind":"ConfigMap","spec":{"versions":1}}`))
+	f.Add([]byte(`{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"a"},"kind":1}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		js := bytes.TrimSpace(data)
+		if len(js) == 0 || js[0] != '{' || !json.Valid(js) || bytes.Equal(js, []byte("null")) {
+			return // YAML, converted first: the same path after that
+		}
+		_, _, err := DecodeCRD(data)
+		got := "ok"
+		if err != nil {
+			got = err.Error()
+		}
+		if want := referenceTypeMeta(string(js)); got != want {
+			t.Errorf("DecodeCRD(%s) = %s, want %s", data, got, want)
+		}
+	})
 }
