@@ -184,7 +184,9 @@ type line struct {
 // that does not end, anything after one on its last line but a comment, a
 // flow collection that does not end on its line.
 func contentLines(text []byte) ([]line, bool) {
-	var out []line
+	// One allocation for a CRD's thousands of lines (bounded, so that a
+	// text of mostly empty lines is not sized by them).
+	out := make([]line, 0, min(bytes.Count(text, []byte{'\n'}), len(text)/16)+1)
 	skipDeeperThan := -1
 	for len(text) > 0 {
 		var l []byte
