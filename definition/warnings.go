@@ -22,11 +22,12 @@ import (
 // order, so two different unrecognized formats may come in another order
 // than a given response of the server.
 func WarningsOnCreate(crd *apiextensions.CustomResourceDefinition) []string {
+	f := warningFactsOf(&crd.Spec)
 	var w []string
-	for _, f := range unrecognizedFormats(&crd.Spec) {
-		w = appendOnce(w, formatWarning(f))
+	for _, s := range f.formats {
+		w = appendOnce(w, formatWarning(s))
 	}
-	for _, s := range setListWarnings(&crd.Spec) {
+	for _, s := range f.setList() {
 		w = appendOnce(w, s)
 	}
 	return w
@@ -37,22 +38,19 @@ func WarningsOnCreate(crd *apiextensions.CustomResourceDefinition) []string {
 // warnings of WarningsOnCreate about formats and set lists that old does
 // not already have.
 func WarningsOnUpdate(crd, old *apiextensions.CustomResourceDefinition) []string {
+	of, nf := warningFactsOf(&old.Spec), warningFactsOf(&crd.Spec)
 	oldFormats := map[string]bool{}
-	for _, f := range unrecognizedFormats(&old.Spec) {
-		oldFormats[f] = true
+	for _, s := range of.formats {
+		oldFormats[s] = true
 	}
 	var w []string
-	for _, f := range unrecognizedFormats(&crd.Spec) {
-		if !oldFormats[f] {
-			w = appendOnce(w, formatWarning(f))
+	for _, s := range nf.formats {
+		if !oldFormats[s] {
+			w = appendOnce(w, formatWarning(s))
 		}
 	}
-	oldSets := map[string]bool{}
-	for _, s := range setListWarnings(&old.Spec) {
-		oldSets[s] = true
-	}
-	for _, s := range setListWarnings(&crd.Spec) {
-		if !oldSets[s] {
+	for _, s := range nf.setList() {
+		if !of.sets[s] {
 			w = appendOnce(w, s)
 		}
 	}
@@ -70,120 +68,103 @@ func appendOnce(l []string, s string) []string {
 	return append(l, s)
 }
 
-// unrecognizedFormats lists the formats of every schema node of spec that
-// the server does not recognize, in walk order, with repeats.
-func unrecognizedFormats(spec *apiextensions.CustomResourceDefinitionSpec) []string {
-	var out []string
-	eachSchema(spec, func(s *apiextensions.JSONSchemaProps) {
-		if !schema.FormatRecognized(s.Type, s.Format) {
-			out = append(out, s.Format)
-		}
-	})
-	return out
+// warningFacts are what the warnings are made of, gathered in one walk
+// of a spec's schemas: the top-level schema, then each version's, each
+// walked as the server's SchemaHas walks one (the node, then items, allOf,
+// anyOf, oneOf, not, properties, additionalProperties, patternProperties,
+// additionalItems, definitions, dependencies), map keys in sorted order.
+type warningFacts struct {
+	// formats: the formats the server does not recognize on their
+	// nodes' types, in walk order, with repeats.
+	formats []string
+	// sets: the warnings about set lists of objects or arrays.
+	sets map[string]bool
 }
 
-// setListWarnings are the sorted, distinct warnings about set lists of
-// objects or arrays in spec's schemas.
-func setListWarnings(spec *apiextensions.CustomResourceDefinitionSpec) []string {
-	seen := map[string]bool{}
-	eachSchema(spec, func(s *apiextensions.JSONSchemaProps) {
-		if s.XListType == nil || *s.XListType != "set" || s.Items == nil || s.Items.Schema == nil {
-			return
+func warningFactsOf(spec *apiextensions.CustomResourceDefinitionSpec) *warningFacts {
+	f := &warningFacts{}
+	if spec.Validation != nil {
+		f.walk(spec.Validation.OpenAPIV3Schema, 0)
+	}
+	for i := range spec.Versions {
+		if v := spec.Versions[i].Schema; v != nil {
+			f.walk(v.OpenAPIV3Schema, 0)
 		}
-		switch t := s.Items.Schema.Type; t {
-		case "object", "array":
-			seen[fmt.Sprintf("x-kubernetes-list-type: set for items of type %q is not supported by server-side apply or CEL validation rules", t)] = true
-		}
-	})
-	out := make([]string, 0, len(seen))
-	for s := range seen {
+	}
+	return f
+}
+
+// setList is the sorted set list warnings.
+func (f *warningFacts) setList() []string {
+	out := make([]string, 0, len(f.sets))
+	for s := range f.sets {
 		out = append(out, s)
 	}
 	sort.Strings(out)
 	return out
 }
 
-// eachSchema calls f on every schema node of spec: the top-level schema,
-// then each version's, each walked as the server's SchemaHas walks one
-// (the node, then items, allOf, anyOf, oneOf, not, properties,
-// additionalProperties, patternProperties, additionalItems, definitions,
-// dependencies), map keys in sorted order.
-func eachSchema(spec *apiextensions.CustomResourceDefinitionSpec, f func(*apiextensions.JSONSchemaProps)) {
-	if spec.Validation != nil {
-		walkSchema(spec.Validation.OpenAPIV3Schema, f, 0)
-	}
-	for i := range spec.Versions {
-		if v := spec.Versions[i].Schema; v != nil {
-			walkSchema(v.OpenAPIV3Schema, f, 0)
-		}
-	}
-}
-
-// schemaHas reports whether pred holds for a node of s (the server's
-// SchemaHas).
-func schemaHas(s *apiextensions.JSONSchemaProps, pred func(*apiextensions.JSONSchemaProps) bool) bool {
-	found := false
-	walkSchema(s, func(n *apiextensions.JSONSchemaProps) {
-		found = found || pred(n)
-	}, 0)
-	return found
-}
-
-// specHasSchemaWith reports whether pred holds for a node of any schema of
-// spec (the server's HasSchemaWith with SchemaHas).
-func specHasSchemaWith(spec *apiextensions.CustomResourceDefinitionSpec, pred func(*apiextensions.JSONSchemaProps) bool) bool {
-	found := false
-	eachSchema(spec, func(n *apiextensions.JSONSchemaProps) {
-		found = found || pred(n)
-	})
-	return found
-}
-
-func walkSchema(s *apiextensions.JSONSchemaProps, f func(*apiextensions.JSONSchemaProps), depth int) {
+// walk visits s and the nodes below it. It is a method rather than a walk
+// with a callback so that the copies of map values it visits stay on the
+// stack.
+func (f *warningFacts) walk(s *apiextensions.JSONSchemaProps, depth int) {
 	if s == nil || depth > maxWalkDepth {
 		return
 	}
-	f(s)
+	if !schema.FormatRecognized(s.Type, s.Format) {
+		f.formats = append(f.formats, s.Format)
+	}
+	if s.XListType != nil && *s.XListType == "set" && s.Items != nil && s.Items.Schema != nil {
+		switch t := s.Items.Schema.Type; t {
+		case "object", "array":
+			if f.sets == nil {
+				f.sets = map[string]bool{}
+			}
+			f.sets[fmt.Sprintf("x-kubernetes-list-type: set for items of type %q is not supported by server-side apply or CEL validation rules", t)] = true
+		}
+	}
 	d := depth + 1
 	if s.Items != nil {
-		walkSchema(s.Items.Schema, f, d)
+		f.walk(s.Items.Schema, d)
 		for i := range s.Items.JSONSchemas {
-			walkSchema(&s.Items.JSONSchemas[i], f, d)
+			f.walk(&s.Items.JSONSchemas[i], d)
 		}
 	}
 	for _, l := range [...][]apiextensions.JSONSchemaProps{s.AllOf, s.AnyOf, s.OneOf} {
 		for i := range l {
-			walkSchema(&l[i], f, d)
+			f.walk(&l[i], d)
 		}
 	}
-	walkSchema(s.Not, f, d)
-	walkMap(s.Properties, f, d)
+	f.walk(s.Not, d)
+	f.walkMap(s.Properties, d)
 	if s.AdditionalProperties != nil {
-		walkSchema(s.AdditionalProperties.Schema, f, d)
+		f.walk(s.AdditionalProperties.Schema, d)
 	}
-	walkMap(s.PatternProperties, f, d)
+	f.walkMap(s.PatternProperties, d)
 	if s.AdditionalItems != nil {
-		walkSchema(s.AdditionalItems.Schema, f, d)
+		f.walk(s.AdditionalItems.Schema, d)
 	}
-	walkMap(s.Definitions, f, d)
-	keys := make([]string, 0, len(s.Dependencies))
-	for k := range s.Dependencies {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		walkSchema(s.Dependencies[k].Schema, f, d)
+	f.walkMap(s.Definitions, d)
+	for _, k := range sortedKeys(s.Dependencies) {
+		f.walk(s.Dependencies[k].Schema, d)
 	}
 }
 
-func walkMap(m map[string]apiextensions.JSONSchemaProps, f func(*apiextensions.JSONSchemaProps), depth int) {
+func (f *warningFacts) walkMap(m map[string]apiextensions.JSONSchemaProps, depth int) {
+	for _, k := range sortedKeys(m) {
+		p := m[k]
+		f.walk(&p, depth)
+	}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	if len(m) == 0 {
+		return nil
+	}
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	for _, k := range keys {
-		p := m[k]
-		walkSchema(&p, f, depth)
-	}
+	return keys
 }
