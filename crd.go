@@ -266,21 +266,41 @@ func newCRD(crd *apiextensionsv1.CustomResourceDefinition, src []byte, opts ...L
 		return nil, newInvalid(crdGroupKind, v1.Name, c.lint)
 	}
 	// The versions' schemas and rules compile on all cores; the first
-	// failure in version order is the one returned.
+	// failure in version order is the one returned. Versions whose schemas
+	// are the same (the versions of many kinds are: Istio's three, Gateway
+	// API's two) share one compilation: what a compilation gives depends
+	// on the schema alone.
 	type compiled struct {
 		props  *schema.Props // for the comparison of the versions' schemas, then dropped
+		same   int           // the first version whose props are equal (itself if none)
 		schema *schema.Schema
 		rules  *rules.Validator
 		err    error
 	}
 	comp := make([]compiled, len(v1.Spec.Versions))
-	par.Each(len(comp), func(i int) {
+	var unique []int
+	for i := range comp {
+		cv := &comp[i]
+		cv.same = i
+		if iv := internalVersionSchema(internal, v1.Spec.Versions[i].Name); iv != nil {
+			cv.props = definition.SchemaProps(iv)
+			for _, j := range unique {
+				if comp[j].props != nil && reflect.DeepEqual(comp[j].props, cv.props) {
+					cv.same = j
+					break
+				}
+			}
+		}
+		if cv.same == i {
+			unique = append(unique, i)
+		}
+	}
+	par.Each(len(unique), func(u int) {
+		i := unique[u]
 		name, cv := v1.Spec.Versions[i].Name, &comp[i]
-		iv := internalVersionSchema(internal, name)
-		if iv == nil {
+		if cv.props == nil {
 			return
 		}
-		cv.props = definition.SchemaProps(iv)
 		s, err := schema.Compile(cv.props)
 		if err == nil {
 			cv.schema = s
@@ -295,14 +315,21 @@ func newCRD(crd *apiextensionsv1.CustomResourceDefinition, src []byte, opts ...L
 			}
 		}
 	})
-	propsOf := make(map[*Version]*schema.Props, len(comp))
+	for i := range comp {
+		if j := comp[i].same; j != i {
+			// An error there comes first (j < i).
+			comp[i].schema, comp[i].rules = comp[j].schema, comp[j].rules
+		}
+	}
+	sameOf := make(map[*Version]int, len(comp))
 	for i, v := range v1.Spec.Versions {
 		ver := &Version{crd: c, name: v.Name, served: v.Served, storage: v.Storage,
 			deprecated: v.Deprecated, warning: v.DeprecationWarning, apiVersion: v1.Spec.Group + "/" + v.Name}
 		if comp[i].err != nil {
 			return nil, comp[i].err
 		}
-		ver.schema, ver.rules, propsOf[ver] = comp[i].schema, comp[i].rules, comp[i].props
+		ver.schema, ver.rules = comp[i].schema, comp[i].rules
+		sameOf[ver] = comp[i].same
 		ver.rootKeysFold = rootKeysFold(ver.schema)
 		ver.columns, ver.columnsErr = printcolumns.Compile(v.AdditionalPrinterColumns)
 		ver.selectable = compileSelectableFields(v.SelectableFields)
@@ -328,7 +355,7 @@ func newCRD(crd *apiextensionsv1.CustomResourceDefinition, src []byte, opts ...L
 		if _, dup := c.byName[v.Name]; !dup {
 			ver.sameCoercion = ver
 			for _, o := range c.versions {
-				if op, vp := propsOf[o], propsOf[ver]; op != nil && vp != nil && reflect.DeepEqual(op, vp) {
+				if comp[sameOf[o]].props != nil && sameOf[o] == sameOf[ver] {
 					ver.sameCoercion = o.sameCoercion
 					break
 				}

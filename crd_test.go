@@ -350,3 +350,36 @@ func FuzzDecodeCRDTypeMeta(f *testing.F) {
 		}
 	})
 }
+
+// TestVersionsShareCompilation: versions whose schemas are the same share
+// one compiled schema; versions whose schemas differ do not.
+func TestVersionsShareCompilation(t *testing.T) {
+	doc := func(v2prop string) []byte {
+		return []byte(`{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"widgets.example.com"},"spec":{"group":"example.com","scope":"Namespaced","names":{"plural":"widgets","kind":"Widget"},"versions":[` +
+			`{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object","properties":{"a":{"type":"string"}},"x-kubernetes-validations":[{"rule":"has(self.a)"}]}}},` +
+			`{"name":"v2","served":true,"storage":false,"schema":{"openAPIV3Schema":{"type":"object","properties":{"` + v2prop + `":{"type":"string"}},"x-kubernetes-validations":[{"rule":"has(self.a)"}]}}},` +
+			`{"name":"v3","served":true,"storage":false,"schema":{"openAPIV3Schema":{"type":"object","properties":{"a":{"type":"string"}},"x-kubernetes-validations":[{"rule":"has(self.a)"}]}}}]}}`)
+	}
+	c, err := Load(doc("a"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v1, v2, v3 := c.Version("v1"), c.Version("v2"), c.Version("v3")
+	if v1.Schema() != v2.Schema() || v1.Schema() != v3.Schema() || v1.rules != v3.rules || v1.rules == nil {
+		t.Errorf("Load(three versions of one schema): schemas %p %p %p, rules %p %p, want one of each", v1.Schema(), v2.Schema(), v3.Schema(), v1.rules, v3.rules)
+	}
+	if _, err := Load(doc("b")); err == nil {
+		t.Fatal("Load(v2 without a) = nil, want the rule's compilation error")
+	}
+	c, err = Load(doc("b"), LoadOptions{AllowInvalid: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v1, v2, v3 = c.Version("v1"), c.Version("v2"), c.Version("v3")
+	if v1.Schema() == v2.Schema() || v1.Schema() != v3.Schema() {
+		t.Errorf("Load(v2 differs): schemas %p %p %p, want v1's and v3's shared, v2's its own", v1.Schema(), v2.Schema(), v3.Schema())
+	}
+	if v1.sameCoercion != v3.sameCoercion || v2.sameCoercion == v1.sameCoercion {
+		t.Errorf("Load(v2 differs): sameCoercion %s %s %s, want v1 v2 v1", v1.sameCoercion.name, v2.sameCoercion.name, v3.sameCoercion.name)
+	}
+}
