@@ -41,7 +41,10 @@ type CRD struct {
 	v1 *apiextensionsv1.CustomResourceDefinition // as the server stores it: defaulted; without schemas when src is set
 	// src is the JSON text of a CRD from Load, decoded again for its
 	// schemas when they are needed (stored).
-	src      []byte
+	src []byte
+	// coerceDefaults: a version has defaults and embedded resources, so
+	// that stored runs the validation, which coerces the defaults.
+	coerceDefaults bool
 	lint     field.ErrorList
 	versions []*Version // in priority order
 	byName   map[string]*Version
@@ -376,6 +379,15 @@ func newCRD(crd *apiextensionsv1.CustomResourceDefinition, src []byte, opts ...L
 	c.readIsIdentity = len(c.lint) == 0
 	if src != nil {
 		c.v1 = withoutSchemas(v1)
+		// The server coerces the metadata of embedded resources in
+		// defaults while it validates the CRD, and stores what that left
+		// (so did this CRD's validation, if it ran): stored validates
+		// again where that can change a default.
+		for _, cv := range comp {
+			if s := cv.schema; cv.props != nil && (s == nil || s.Summary()&schema.HasDefaults != 0 && s.Summary()&schema.HasEmbeddedResource != 0) {
+				c.coerceDefaults = true
+			}
+		}
 	}
 	c.metaUntouched, c.metaUndefaulted = true, true
 	for _, v := range c.versions {
@@ -486,7 +498,11 @@ func (c *CRD) stored() *apiextensionsv1.CustomResourceDefinition {
 	if err != nil {
 		return c.v1.DeepCopy() // not reached: the same text decoded before
 	}
-	cr, err := createOwnCRD(crd, &verdict.Verdict{Known: true})
+	vd := &verdict.Verdict{Known: true} // the validation is skipped
+	if c.coerceDefaults {
+		vd = nil
+	}
+	cr, err := createOwnCRD(crd, vd)
 	if err != nil {
 		return c.v1.DeepCopy() // not reached, as above
 	}
