@@ -45,11 +45,11 @@ type CRD struct {
 	// coerceDefaults: a version has defaults and embedded resources, so
 	// that stored runs the validation, which coerces the defaults.
 	coerceDefaults bool
-	lint     field.ErrorList
-	versions []*Version // in priority order
-	byName   map[string]*Version
-	warnings []string
-	order    *versionsort.Versions
+	lint           field.ErrorList
+	versions       []*Version // in priority order
+	byName         map[string]*Version
+	warnings       []string
+	order          *versionsort.Versions
 	// webhook is the client of a Webhook strategy's clientConfig.url, or
 	// why there is none.
 	webhook    *conversion.Webhook
