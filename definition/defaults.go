@@ -85,7 +85,9 @@ func (w *defaultsWalker) walk(pth *field.Path, s *schema.Schema, p *schema.Props
 			w.plainDefault(dp, def, s, embedded)
 		}
 	}
-	if it := s.Items(); it != nil {
+	// A child without a default in its subtree is not visited (walk would
+	// return at once): no path or steps are built for it.
+	if it := s.Items(); it != nil && it.Summary()&schema.HasDefaults != 0 {
 		var ip *schema.Props
 		if p != nil {
 			ip = p.Items
@@ -93,6 +95,9 @@ func (w *defaultsWalker) walk(pth *field.Path, s *schema.Schema, p *schema.Props
 		w.walk(pth.Child("items"), it, ip, root, false, append(steps[:len(steps):len(steps)], step{index: true}), insideMeta, depth+1)
 	}
 	for k, c := range s.Properties() {
+		if c == nil || c.Summary()&schema.HasDefaults == 0 {
+			continue
+		}
 		var cp *schema.Props
 		if p != nil {
 			cp = p.Properties[k]

@@ -11,9 +11,28 @@ import (
 // look at (nil versus empty lists and maps, absent versus false). The
 // result shares the default, example and enum values of in.
 func SchemaProps(in *apiextensions.JSONSchemaProps) *schema.Props {
+	var f propsFacts
+	return f.convert(in, 0)
+}
+
+// propsFacts are facts about the nodes of a schema, gathered while it is
+// converted, so that the checks that ask them need no walk of their own:
+// whether a node at most maxWalkDepth deep (the depth propsHas walks to)
+// has a default or Kubernetes extensions, and whether a node at any depth
+// has a default or x-kubernetes-validations (without which
+// schema.Compile's summary has neither HasDefaults nor HasRules).
+type propsFacts struct {
+	defaults, extensions bool
+	defaultsOrRules      bool
+}
+
+// convert is SchemaProps for a node depth steps below the root (each
+// schema keyword one step, as propsHas counts), recording its facts in f.
+func (f *propsFacts) convert(in *apiextensions.JSONSchemaProps, depth int) *schema.Props {
 	if in == nil {
 		return nil
 	}
+	d := depth + 1
 	p := &schema.Props{
 		ID:                     in.ID,
 		Schema:                 string(in.Schema),
@@ -36,7 +55,7 @@ func SchemaProps(in *apiextensions.JSONSchemaProps) *schema.Props {
 		MaxProperties:          in.MaxProperties,
 		MinProperties:          in.MinProperties,
 		Required:               in.Required,
-		Not:                    SchemaProps(in.Not),
+		Not:                    f.convert(in.Not, d),
 		Nullable:               in.Nullable,
 		XPreserveUnknownFields: in.XPreserveUnknownFields,
 		XEmbeddedResource:      in.XEmbeddedResource,
@@ -56,24 +75,24 @@ func SchemaProps(in *apiextensions.JSONSchemaProps) *schema.Props {
 	}
 	if in.Items != nil {
 		p.HasItems = true
-		p.Items = SchemaProps(in.Items.Schema)
+		p.Items = f.convert(in.Items.Schema, d)
 		p.ItemsOrigin = in.Items
 		if in.Items.JSONSchemas != nil {
-			p.ItemsArray = propsList(in.Items.JSONSchemas)
+			p.ItemsArray = f.list(in.Items.JSONSchemas, d)
 		}
 	}
-	p.AllOf = propsList(in.AllOf)
-	p.OneOf = propsList(in.OneOf)
-	p.AnyOf = propsList(in.AnyOf)
-	p.Properties = propsMap(in.Properties)
-	p.PatternProperties = propsMap(in.PatternProperties)
-	p.Definitions = propsMap(in.Definitions)
-	p.AdditionalProperties = propsOrBool(in.AdditionalProperties)
-	p.AdditionalItems = propsOrBool(in.AdditionalItems)
+	p.AllOf = f.list(in.AllOf, d)
+	p.OneOf = f.list(in.OneOf, d)
+	p.AnyOf = f.list(in.AnyOf, d)
+	p.Properties = f.propsMap(in.Properties, d)
+	p.PatternProperties = f.propsMap(in.PatternProperties, d)
+	p.Definitions = f.propsMap(in.Definitions, d)
+	p.AdditionalProperties = f.propsOrBool(in.AdditionalProperties, d)
+	p.AdditionalItems = f.propsOrBool(in.AdditionalItems, d)
 	if in.Dependencies != nil {
 		p.Dependencies = make(map[string]schema.Dependency, len(in.Dependencies))
-		for k, d := range in.Dependencies {
-			p.Dependencies[k] = schema.Dependency{Schema: SchemaProps(d.Schema), Property: d.Property}
+		for k, dep := range in.Dependencies {
+			p.Dependencies[k] = schema.Dependency{Schema: f.convert(dep.Schema, d), Property: dep.Property}
 		}
 	}
 	if in.ExternalDocs != nil {
@@ -92,34 +111,41 @@ func SchemaProps(in *apiextensions.JSONSchemaProps) *schema.Props {
 			}
 		}
 	}
+	if p.Default != nil || len(p.XValidations) > 0 {
+		f.defaultsOrRules = true
+	}
+	if depth <= maxWalkDepth {
+		f.defaults = f.defaults || hasDefault(p)
+		f.extensions = f.extensions || hasKubernetesExtensions(p)
+	}
 	return p
 }
 
-func propsList(in []apiextensions.JSONSchemaProps) []*schema.Props {
+func (f *propsFacts) list(in []apiextensions.JSONSchemaProps, depth int) []*schema.Props {
 	if in == nil {
 		return nil
 	}
 	out := make([]*schema.Props, len(in))
 	for i := range in {
-		out[i] = SchemaProps(&in[i])
+		out[i] = f.convert(&in[i], depth)
 	}
 	return out
 }
 
-func propsMap(in map[string]apiextensions.JSONSchemaProps) map[string]*schema.Props {
+func (f *propsFacts) propsMap(in map[string]apiextensions.JSONSchemaProps, depth int) map[string]*schema.Props {
 	if in == nil {
 		return nil
 	}
 	out := make(map[string]*schema.Props, len(in))
 	for k, v := range in {
-		out[k] = SchemaProps(&v)
+		out[k] = f.convert(&v, depth)
 	}
 	return out
 }
 
-func propsOrBool(in *apiextensions.JSONSchemaPropsOrBool) *schema.PropsOrBool {
+func (f *propsFacts) propsOrBool(in *apiextensions.JSONSchemaPropsOrBool, depth int) *schema.PropsOrBool {
 	if in == nil {
 		return nil
 	}
-	return &schema.PropsOrBool{Allows: in.Allows, Schema: SchemaProps(in.Schema)}
+	return &schema.PropsOrBool{Allows: in.Allows, Schema: f.convert(in.Schema, depth)}
 }

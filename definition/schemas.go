@@ -13,17 +13,34 @@ import (
 type schemas struct {
 	top      *schema.Props
 	versions []*schema.Props
+	// defaults and extensions: a node of a schema (at most maxWalkDepth
+	// deep) has a default, Kubernetes extensions (has(hasDefault),
+	// has(hasKubernetesExtensions), worked out during the conversion).
+	defaults, extensions bool
+	// topCompile and compile (per version) say whether the schema has a
+	// default or a rule at any depth: without, its compiled schema is of
+	// no use to the checks.
+	topCompile bool
+	compile    []bool
 }
 
 func convertSchemas(spec *apiextensions.CustomResourceDefinitionSpec) schemas {
 	var s schemas
+	add := func(in *apiextensions.JSONSchemaProps) (*schema.Props, bool) {
+		var f propsFacts
+		p := f.convert(in, 0)
+		s.defaults = s.defaults || f.defaults
+		s.extensions = s.extensions || f.extensions
+		return p, f.defaultsOrRules
+	}
 	if spec.Validation != nil {
-		s.top = SchemaProps(spec.Validation.OpenAPIV3Schema)
+		s.top, s.topCompile = add(spec.Validation.OpenAPIV3Schema)
 	}
 	s.versions = make([]*schema.Props, len(spec.Versions))
+	s.compile = make([]bool, len(spec.Versions))
 	for i := range spec.Versions {
 		if v := spec.Versions[i].Schema; v != nil {
-			s.versions[i] = SchemaProps(v.OpenAPIV3Schema)
+			s.versions[i], s.compile[i] = add(v.OpenAPIV3Schema)
 		}
 	}
 	return s

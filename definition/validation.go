@@ -190,16 +190,16 @@ func validateSpec(spec *apiextensions.CustomResourceDefinitionSpec, opts options
 			}
 		}
 	}
-	if ss.has(hasDefault) {
+	if ss.defaults {
 		opts.requireStructuralSchema = true
 		if spec.PreserveUnknownFields == nil || *spec.PreserveUnknownFields {
 			errs = append(errs, field.Invalid(fp.Child("preserveUnknownFields"), true, "must be false in order to use defaults in the schema"))
 		}
 	}
-	if ss.has(hasKubernetesExtensions) {
+	if ss.extensions {
 		opts.requireStructuralSchema = true
 	}
-	if !pruning && opts.live != nil && !ss.has(hasDefault) && !ss.has(hasKubernetesExtensions) {
+	if !pruning && opts.live != nil && !ss.defaults && !ss.extensions {
 		opts.requireStructuralSchema = opts.live.allStructural()
 	}
 
@@ -208,7 +208,7 @@ func validateSpec(spec *apiextensions.CustomResourceDefinitionSpec, opts options
 	schemaErrs := make([]field.ErrorList, len(spec.Versions))
 	par.Each(len(spec.Versions), func(i int) {
 		v := &spec.Versions[i]
-		schemaErrs[i] = validateSchema(v.Schema, ss.versions[i], hasStatus(subresourcesFor(spec, v.Name)), opts.forVersion(v.Name), fp.Child("versions").Index(i).Child("schema"))
+		schemaErrs[i] = validateSchema(v.Schema, ss.versions[i], ss.compile[i], hasStatus(subresourcesFor(spec, v.Name)), opts.forVersion(v.Name), fp.Child("versions").Index(i).Child("schema"))
 	})
 	storage := 0
 	seen := map[string]bool{}
@@ -266,7 +266,7 @@ func validateSpec(spec *apiextensions.CustomResourceDefinitionSpec, opts options
 		}
 	}
 	errs = append(errs, validateNames(&spec.Names, fp.Child("names"))...)
-	errs = append(errs, validateSchema(spec.Validation, ss.top, hasAnyStatus(spec), opts.forVersion(spec.Version), fp.Child("validation"))...)
+	errs = append(errs, validateSchema(spec.Validation, ss.top, ss.topCompile, hasAnyStatus(spec), opts.forVersion(spec.Version), fp.Child("validation"))...)
 	errs = append(errs, validateSubresources(spec.Subresources, fp.Child("subresources"))...)
 	for i := range spec.AdditionalPrinterColumns {
 		errs = append(errs, validateColumn(&spec.AdditionalPrinterColumns[i], fp.Child("additionalPrinterColumns").Index(i))...)
@@ -387,8 +387,10 @@ func deprecationWarningErrors(deprecated bool, w *string) []string {
 // set when the status subresource is on; the server lists them in its text.
 var allowedAtRoot = []string{"Description", "Type", "Format", "Title", "Maximum", "ExclusiveMaximum", "Minimum", "ExclusiveMinimum", "MaxLength", "MinLength", "Pattern", "MaxItems", "MinItems", "UniqueItems", "MultipleOf", "Required", "Items", "Properties", "ExternalDocs", "Example", "XPreserveUnknownFields", "XValidations"}
 
-// validateSchema checks one openAPIV3Schema; p is its conversion.
-func validateSchema(v *apiextensions.CustomResourceValidation, p *schema.Props, statusEnabled bool, opts options, fp *field.Path) field.ErrorList {
+// validateSchema checks one openAPIV3Schema; p is its conversion, compile
+// says whether p has a default or a rule (the schema is compiled only for
+// those checks).
+func validateSchema(v *apiextensions.CustomResourceValidation, p *schema.Props, compile bool, statusEnabled bool, opts options, fp *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if v == nil || v.OpenAPIV3Schema == nil {
 		return errs
@@ -429,6 +431,9 @@ func validateSchema(v *apiextensions.CustomResourceValidation, p *schema.Props, 
 	default:
 		if se := schema.ValidateStructural(p, schema.NewPath(sp.String())); len(se) > 0 {
 			errs = append(errs, toFieldErrors(se)...)
+		} else if !compile {
+			// No default to check, no rule to compile: what Compile
+			// returns would not be used.
 		} else if s, err := schema.Compile(p); err == nil {
 			derrs := validateDefaults(s, p, sp, opts.requirePrunedDefaults, opts.live, opts.compiler)
 			errs = append(errs, derrs...)

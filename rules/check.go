@@ -159,7 +159,9 @@ func (c *crdChecker) walk(n *node, p *field.Path, parent *typeInfo, isRoot, inSc
 		v := multiplyGuarded(*card, max)
 		return &v
 	}
-	if n.addl != nil && n.addl.schema != nil {
+	// A child without a rule in its subtree is not visited (walk would
+	// return at once): its path, type and cardinality are not worked out.
+	if n.addl != nil && n.addl.schema != nil && hasRulesBelow(n.addl.schema) {
 		var cti *typeInfo
 		if ti != nil {
 			cti = accessElem(ti)
@@ -172,13 +174,16 @@ func (c *crdChecker) walk(n *node, p *field.Path, parent *typeInfo, isRoot, inSc
 			f = p
 		}
 		pn := n.props[k].(*node)
+		if !hasRulesBelow(pn) {
+			continue
+		}
 		var cti *typeInfo
 		if ti != nil {
 			cti = accessProp(ti, n, k)
 		}
 		c.walk(pn, p.Child("properties").Key(k), cti, false, inScope, childCard(), f)
 	}
-	if n.items != nil {
+	if n.items != nil && hasRulesBelow(n.items) {
 		f := forbid
 		if f == nil && n.s.ListType() != "map" {
 			f = p
@@ -193,6 +198,12 @@ func (c *crdChecker) walk(n *node, p *field.Path, parent *typeInfo, isRoot, inSc
 		return
 	}
 	c.checkRules(n, p, ti, card, forbid)
+}
+
+// hasRulesBelow reports whether n or a node below it has a rule (walk's
+// test for a node worth visiting).
+func hasRulesBelow(n *node) bool {
+	return n.s != nil && n.s.Summary()&schema.HasRules != 0
 }
 
 // typeInfo returns n's type information: derived from the parent's when

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strconv"
 	"sync"
 	"sync/atomic"
 
@@ -85,18 +86,34 @@ type memoRule struct {
 	ast, msg *cel.Ast
 }
 
+// keyBufs are keyOf's buffers; one larger than maxKeyBuf is not kept.
+var keyBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+const maxKeyBuf = 1 << 20
+
 func keyOf(d *apiservercel.DeclType) declKey {
-	h := sha256.New()
-	var buf [8]byte
+	// What identifies the shape is written as length-prefixed strings and
+	// numbers into one buffer (reused), hashed once at the end.
+	bp := keyBufs.Get().(*[]byte)
+	b := (*bp)[:0]
+	defer func() {
+		if cap(b) <= maxKeyBuf {
+			*bp = b
+			keyBufs.Put(bp)
+		}
+	}()
 	var write func(d *apiservercel.DeclType, depth int)
 	str := func(s string) {
-		binary.LittleEndian.PutUint64(buf[:], uint64(len(s)))
-		h.Write(buf[:])
-		h.Write([]byte(s))
+		b = binary.LittleEndian.AppendUint64(b, uint64(len(s)))
+		b = append(b, s...)
 	}
 	num := func(n int64) {
-		binary.LittleEndian.PutUint64(buf[:], uint64(n))
-		h.Write(buf[:])
+		b = binary.LittleEndian.AppendUint64(b, uint64(n))
+	}
+	value := func(v ref.Val) {
+		tag, s := valueKey(v)
+		num(int64(tag))
+		str(s)
 	}
 	write = func(d *apiservercel.DeclType, depth int) {
 		if d == nil || depth > 10000 {
@@ -141,18 +158,16 @@ func keyOf(d *apiservercel.DeclType) declKey {
 			ev := f.EnumValues()
 			num(int64(len(ev)))
 			for _, e := range ev {
-				str(valueKey(e))
+				value(e)
 			}
-			str(valueKey(f.DefaultValue()))
+			value(f.DefaultValue())
 			write(f.Type, depth+1)
 		}
 		write(d.KeyType, depth+1)
 		write(d.ElemType, depth+1)
 	}
 	write(d, 0)
-	var k declKey
-	h.Sum(k[:0])
-	return k
+	return sha256.Sum256(b)
 }
 
 func (c *Compiler) lookup(k ruleKey) (memoRule, bool) {
@@ -203,19 +218,35 @@ var keyNonce atomic.Uint64
 // valueKey writes a field's default or enum value by content (the JSON
 // values of a schema; a type's zero value, which its type already
 // determines, by its Go type): never by address, which another value may
-// reuse later. A value it cannot write gets a key no other has.
-func valueKey(v ref.Val) string {
+// reuse later. A value it cannot write gets a key no other has. The tag
+// says how the string is to be read (the Go type of the common scalars,
+// else a text that starts with the Go type).
+func valueKey(v ref.Val) (tag int, s string) {
 	if v == nil {
-		return "<nil>"
+		return 0, "<nil>"
 	}
 	switch x := v.Value().(type) {
-	case *apiservercel.ObjectValue, *apiservercel.MapValue, *apiservercel.ListValue:
-		return fmt.Sprintf("zero %T", x)
+	case *apiservercel.ObjectValue:
+		return 1, ""
+	case *apiservercel.MapValue:
+		return 2, ""
+	case *apiservercel.ListValue:
+		return 3, ""
+	case string:
+		return 4, x
+	case bool:
+		return 5, strconv.FormatBool(x)
+	case int64:
+		return 6, strconv.FormatInt(x, 10)
+	case uint64:
+		return 7, strconv.FormatUint(x, 10)
+	case float64:
+		return 8, strconv.FormatFloat(x, 'g', -1, 64)
 	default:
 		b, err := json.Marshal(x)
 		if err != nil {
-			return fmt.Sprintf("unique %d", keyNonce.Add(1))
+			return 9, strconv.FormatUint(keyNonce.Add(1), 10)
 		}
-		return fmt.Sprintf("%T %s", x, b)
+		return 10, fmt.Sprintf("%T %s", x, b)
 	}
 }

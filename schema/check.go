@@ -105,6 +105,10 @@ func (c checker) check(s *Props, pth *Path, isRoot bool, errs *ErrorList, depth 
 		}
 		sub.check(ap.Schema, pth.Child("additionalProperties"), false, errs, depth+1)
 	}
+	var pp *Path // shared by the properties' paths
+	if len(s.Properties) > 0 {
+		pp = pth.Child("properties")
+	}
 	for _, k := range keysOf(s.Properties, c.sorted) {
 		sub := c
 		if !mapIsCorrelatable(s.XMapType) {
@@ -116,9 +120,11 @@ func (c checker) check(s *Props, pth *Path, isRoot bool, errs *ErrorList, depth 
 				sub = sub.withForbiddenDefaults("in top-level " + k)
 			}
 		}
-		sub.check(s.Properties[k], pth.Child("properties").Key(k), false, errs, depth+1)
+		sub.check(s.Properties[k], pp.Key(k), false, errs, depth+1)
 	}
-	c.check(s.Not, pth.Child("not"), false, errs, depth+1)
+	if s.Not != nil {
+		c.check(s.Not, pth.Child("not"), false, errs, depth+1)
+	}
 	for i, x := range s.AllOf {
 		c.check(x, pth.Child("allOf").Index(i), false, errs, depth+1)
 	}
@@ -136,7 +142,9 @@ func (c checker) check(s *Props, pth *Path, isRoot bool, errs *ErrorList, depth 
 		if s.XListType == nil || *s.XListType != "map" {
 			sub = sub.withForbidOldSelf(pth)
 		}
-		sub.check(s.Items, pth.Child("items"), false, errs, depth+1)
+		if s.Items != nil {
+			sub.check(s.Items, pth.Child("items"), false, errs, depth+1)
+		}
 		for i, x := range s.ItemsArray {
 			sub.check(x, pth.Child("items").Index(i), false, errs, depth+1)
 		}

@@ -190,9 +190,16 @@ func structuralInvariants(s *Props, lvl level, pth *Path, errs *ErrorList, depth
 	if s.Type == "array" && s.Items == nil {
 		*errs = append(*errs, required(pth.Child("items"), "must be specified"))
 	}
-	structuralInvariants(s.Items, itemLevel, pth.Child("items"), errs, depth+1)
-	for k, c := range s.Properties { // any order: ValidateStructural sorts its errors
-		structuralInvariants(c, fieldLevel, pth.Child("properties").Key(k), errs, depth+1)
+	// Paths are built only for children that exist (the walk allocates
+	// nothing for an absent one); siblings share their "properties" step.
+	if s.Items != nil {
+		structuralInvariants(s.Items, itemLevel, pth.Child("items"), errs, depth+1)
+	}
+	if len(s.Properties) > 0 {
+		pp := pth.Child("properties")
+		for k, c := range s.Properties { // any order: ValidateStructural sorts its errors
+			structuralInvariants(c, fieldLevel, pp.Key(k), errs, depth+1)
+		}
 	}
 	if s.AdditionalProperties != nil {
 		if lvl == rootLevel {
@@ -328,7 +335,9 @@ func valueValidationInvariants(v *Props, skipAnyOf, skipFirstAllOfAnyOf bool, lv
 	for i, x := range v.OneOf {
 		nestedInvariants(x, false, false, lvl, pth.Child("oneOf").Index(i), errs, depth+1)
 	}
-	nestedInvariants(v.Not, false, false, lvl, pth.Child("not"), errs, depth+1)
+	if v.Not != nil {
+		nestedInvariants(v.Not, false, false, lvl, pth.Child("not"), errs, depth+1)
+	}
 	if v.Pattern != "" {
 		if _, err := sharedPattern(v.Pattern); err != nil {
 			*errs = append(*errs, invalid(pth.Child("pattern"), v.Pattern, fmt.Sprintf("must be a valid regular expression, but isn't: %v", err)))
@@ -341,9 +350,15 @@ func nestedInvariants(v *Props, skipAnyOf, skipAllOfAnyOf bool, lvl level, pth *
 		return
 	}
 	valueValidationInvariants(v, skipAnyOf, skipAllOfAnyOf, lvl, pth, errs, depth)
-	nestedInvariants(v.Items, false, false, lvl, pth.Child("items"), errs, depth+1)
+	if v.Items != nil {
+		nestedInvariants(v.Items, false, false, lvl, pth.Child("items"), errs, depth+1)
+	}
+	var pp *Path
+	if len(v.Properties) > 0 {
+		pp = pth.Child("properties")
+	}
 	for k, c := range v.Properties { // any order: ValidateStructural sorts its errors
-		nestedInvariants(c, false, false, fieldLevel, pth.Child("properties").Key(k), errs, depth+1)
+		nestedInvariants(c, false, false, fieldLevel, pp.Key(k), errs, depth+1)
 	}
 	if v.Type != "" {
 		*errs = append(*errs, forbidden(pth.Child("type"), "must be empty to be structural"))
@@ -400,7 +415,9 @@ func completeness(v, s *Props, sPath, vPath *Path, errs *ErrorList, depth int) {
 		*errs = append(*errs, required(sPath, "because it is defined in "+vPath.String()))
 		return
 	}
-	nestedCompleteness(v.Not, s, sPath, vPath.Child("not"), errs, depth+1)
+	if v.Not != nil {
+		nestedCompleteness(v.Not, s, sPath, vPath.Child("not"), errs, depth+1)
+	}
 	for i, x := range v.AllOf {
 		nestedCompleteness(x, s, sPath, vPath.Child("allOf").Index(i), errs, depth+1)
 	}
@@ -421,7 +438,9 @@ func nestedCompleteness(v, s *Props, sPath, vPath *Path, errs *ErrorList, depth 
 		return
 	}
 	completeness(v, s, sPath, vPath, errs, depth+1)
-	nestedCompleteness(v.Items, s.Items, sPath.Child("items"), vPath.Child("items"), errs, depth+1)
+	if v.Items != nil {
+		nestedCompleteness(v.Items, s.Items, sPath.Child("items"), vPath.Child("items"), errs, depth+1)
+	}
 	for k, vf := range v.Properties { // any order: ValidateStructural sorts its errors
 		if sf, ok := s.Properties[k]; ok && len(s.Properties) > 0 {
 			nestedCompleteness(vf, sf, sPath.Child("properties").Key(k), vPath.Child("properties").Key(k), errs, depth+1)
