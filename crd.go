@@ -471,6 +471,12 @@ func (c *CRD) Group() string { return c.v1.Spec.Group }
 // Kind is spec.names.kind.
 func (c *CRD) Kind() string { return c.v1.Spec.Names.Kind }
 
+// Names is spec.names (plural, singular, kind, list kind, short names and
+// categories), a copy.
+func (c *CRD) Names() apiextensionsv1.CustomResourceDefinitionNames {
+	return *c.v1.Spec.Names.DeepCopy()
+}
+
 // Namespaced reports whether objects of this CRD live in namespaces.
 func (c *CRD) Namespaced() bool { return c.v1.Spec.Scope == apiextensionsv1.NamespaceScoped }
 

@@ -269,6 +269,9 @@ func TestLoadDefinitionDecodedAgain(t *testing.T) {
 			if !bytes.Equal(got, want) {
 				t.Errorf("Load(%s, %s).Definition() = %.300s..., want New's %.300s...", typed.Name, in.name, got, want)
 			}
+			if n, _ := json.Marshal(c.Names()); !bytes.Contains(want, append([]byte(`"names":`), n...)) {
+				t.Errorf("Load(%s, %s).Names() = %s, not the definition's", typed.Name, in.name, n)
+			}
 			if again, _ := json.Marshal(c.Definition()); !bytes.Equal(again, got) {
 				t.Errorf("Load(%s, %s).Definition() differs on a second call", typed.Name, in.name)
 			}

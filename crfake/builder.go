@@ -283,10 +283,10 @@ func compiledCRD(crd *crdkit.CRD) *lazyCRD {
 // headOf returns a compiled CRD's head.
 func headOf(crd *crdkit.CRD) crdhead.Head {
 	var h crdhead.Head
-	def := crd.Definition()
+	names := crd.Names()
 	h.APIVersion, h.Kind = "apiextensions.k8s.io/v1", "CustomResourceDefinition"
 	h.Spec.Group, h.Spec.Scope = crd.Group(), "Namespaced"
-	h.Spec.Names.Kind, h.Spec.Names.Plural, h.Spec.Names.Singular = crd.Kind(), def.Spec.Names.Plural, def.Spec.Names.Singular
+	h.Spec.Names.Kind, h.Spec.Names.Plural, h.Spec.Names.Singular = crd.Kind(), names.Plural, names.Singular
 	if !crd.Namespaced() {
 		h.Spec.Scope = "Cluster"
 	}
