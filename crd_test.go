@@ -143,6 +143,9 @@ func FuzzLoad(f *testing.F) {
 		for _, v := range crd.Versions() {
 			_ = v.DeprecationWarning()
 		}
+		if def := crd.Definition(); def.Name != crd.Name() || len(def.Spec.Versions) != len(crd.Definition().Spec.Versions) {
+			t.Errorf("Load(%q).Definition() names %q with %d versions, the CRD %q", data, def.Name, len(def.Spec.Versions), crd.Name())
+		}
 	})
 }
 
