@@ -41,14 +41,17 @@ var (
 // compileExpr is env.Compile(text) for env of kind ek: the text is parsed
 // once per kind (an error is not remembered: the text is parsed again, by
 // env, to report it) and each compilation type-checks a fresh copy of the
-// parsed expression (cel-go's checker rewrites the tree it checks).
+// parsed expression (cel-go's checker rewrites the tree it checks), except
+// the first, which checks the parse itself.
 func compileExpr(env *cel.Env, ek envKind, text string) (*cel.Ast, *cel.Issues) {
 	k := parseKey{ek, text}
 	parsedMu.RLock()
 	pe := parsed[k]
 	parsedMu.RUnlock()
+	var a *cel.Ast
 	if pe == nil {
-		a, iss := env.Parse(text)
+		var iss *cel.Issues
+		a, iss = env.Parse(text)
 		if iss.Err() != nil {
 			return nil, iss
 		}
@@ -62,8 +65,12 @@ func compileExpr(env *cel.Env, ek envKind, text string) (*cel.Ast, *cel.Issues) 
 		}
 		parsed[k] = pe
 		parsedMu.Unlock()
+	} else {
+		// The cached copy stays as parsed; the first use checks the parse
+		// itself (the protobuf form is its copy).
+		a = cel.ParsedExprToAstWithSource(pe, common.NewTextSource(text))
 	}
-	checked, iss := env.Check(cel.ParsedExprToAstWithSource(pe, common.NewTextSource(text)))
+	checked, iss := env.Check(a)
 	if iss.Err() != nil {
 		return nil, iss
 	}

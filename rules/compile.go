@@ -377,12 +377,12 @@ func compileRule(r schema.ValidationRule, n *node, envOf func(envKind) *cel.Env,
 		cr.err = invalidErr("cel expression must evaluate to a bool")
 		return cr
 	}
-	checked, err := cel.AstToCheckedExpr(ast)
-	if err != nil {
-		cr.err = internalErr("unexpected compilation error: " + err.Error())
-		return cr
-	}
-	for _, ref := range checked.ReferenceMap {
+	// The server converts the checked expression to its protobuf form and
+	// looks for oldSelf in the reference map there (a conversion that
+	// cannot fail for an expression that type-checked: the server reports
+	// it as "unexpected compilation error"); the reference map is the same
+	// in cel-go's own form, without the conversion of the whole tree.
+	for _, ref := range ast.NativeRep().ReferenceMap() {
 		if ref.Name == oldSelfVar {
 			cr.usesOldSelf = true
 			break
@@ -425,9 +425,6 @@ func compileMessage(expr string, env *cel.Env, ek envKind, est *library.CostEsti
 	}
 	if ast.OutputType() != cel.StringType {
 		return nil, 0, nil, invalidErr("messageExpression must evaluate to a string")
-	}
-	if _, err := cel.AstToCheckedExpr(ast); err != nil {
-		return nil, 0, nil, internalErr("unexpected messageExpression compilation error: " + err.Error())
 	}
 	prog := planLater(env, ast, est)
 	if err := prog.check(); err != nil {
