@@ -2,13 +2,14 @@ package schema
 
 import (
 	"regexp"
+	"regexp/syntax"
 	"sync"
 )
 
 // The patterns compiled so far, process-wide: CRDs repeat theirs (a name
-// pattern dozens of times, the same schemas in every version), and a CRD
-// check compiles each pattern twice (its structural check asks whether the
-// pattern compiles, Compile keeps the compilation). A compiled pattern
+// pattern dozens of times, the same schemas in every version). The
+// structural check of a CRD only parses a pattern it has not met compiled
+// (checkPattern). A compiled pattern
 // depends only on its text and never changes. Errors are not remembered.
 // The cache is dropped whole at maxPatterns entries, and by DropCaches.
 const maxPatterns = 1 << 12
@@ -26,6 +27,23 @@ func DropCaches() {
 	patternsMu.Lock()
 	clear(patterns)
 	patternsMu.Unlock()
+}
+
+// checkPattern returns the error regexp.Compile returns for expr, without
+// compiling it when it was not compiled before: every error of
+// regexp.Compile is its parser's (syntax.Parse in Perl mode; the
+// simplification and compilation that follow never fail), and parsing is
+// about a third of a compilation. The structural check of a CRD asks only
+// this; a first check of a CRD without defaults compiles nothing.
+func checkPattern(expr string) error {
+	patternsMu.RLock()
+	_, ok := patterns[expr]
+	patternsMu.RUnlock()
+	if ok {
+		return nil
+	}
+	_, err := syntax.Parse(expr, syntax.Perl)
+	return err
 }
 
 // sharedPattern is expr compiled (its automaton built on first use), from the cache when

@@ -339,7 +339,7 @@ func valueValidationInvariants(v *Props, skipAnyOf, skipFirstAllOfAnyOf bool, lv
 		nestedInvariants(v.Not, false, false, lvl, pth.Child("not"), errs, depth+1)
 	}
 	if v.Pattern != "" {
-		if _, err := sharedPattern(v.Pattern); err != nil {
+		if err := checkPattern(v.Pattern); err != nil {
 			*errs = append(*errs, invalid(pth.Child("pattern"), v.Pattern, fmt.Sprintf("must be a valid regular expression, but isn't: %v", err)))
 		}
 	}
