@@ -272,7 +272,7 @@ func compileRules(c *Compiler, rs []schema.ValidationRule, n *node, decl *apiser
 		return nil, errors.New("failed to convert to declType for CEL validation rules")
 	}
 	self := decl.MaybeAssignTypeName(selfTypeName)
-	key := keyOf(self)
+	key, envShape := keysOf(self)
 	// Each environment (stored or new expressions, with an optional oldSelf
 	// or not) is built only when a rule asks for it: building one costs
 	// about as much as compiling a rule. (The server builds the four;
@@ -290,7 +290,7 @@ func compileRules(c *Compiler, rs []schema.ValidationRule, n *node, decl *apiser
 			if opt {
 				old = types.NewOptionalType(old)
 			}
-			built[o][ek], envErr = sharedEnv(envKey{key, opt, ek}, func() (*cel.Env, error) { return ruleEnv(base, ek, self, old) })
+			built[o][ek], envErr = sharedEnv(envKey{envShape, opt, ek}, func() (*cel.Env, error) { return ruleEnv(base, ek, self, old) })
 		}
 		return built[o][ek]
 	}

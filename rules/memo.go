@@ -65,6 +65,15 @@ func (c *Compiler) CompileNode(s *schema.Schema, resourceRoot bool) (*Validator,
 // whether they are required, element and key types, sizes).
 type declKey [sha256.Size]byte
 
+// envKey identifies a rule environment: the kind it extends, whether
+// oldSelf is optional, and the shape of self's type as far as the
+// environment sees it (keysOf): the names and CEL types of the type and of
+// the types in it, and the names of their fields. The environment declares
+// self and oldSelf by CEL type and resolves object types, their fields and
+// the element types of maps and lists by name (the server's
+// DeclTypeProvider: CEL types only), so sizes, required fields, enums and
+// defaults, which only the cost estimate and the values read, do not make
+// another environment: two nodes that differ only in those share one.
 type envKey struct {
 	decl     declKey
 	optional bool
@@ -92,14 +101,27 @@ var keyBufs = sync.Pool{New: func() any { return new([]byte) }}
 const maxKeyBuf = 1 << 20
 
 func keyOf(d *apiservercel.DeclType) declKey {
+	k, _ := keysOf(d)
+	return k
+}
+
+// keysOf returns keyOf(d) and the key of what a rule environment extended
+// with self of type d depends on (envShapeOf), in one walk.
+func keysOf(d *apiservercel.DeclType) (declKey, declKey) {
 	// What identifies the shape is written as length-prefixed strings and
-	// numbers into one buffer (reused), hashed once at the end.
-	bp := keyBufs.Get().(*[]byte)
-	b := (*bp)[:0]
+	// numbers into one buffer (reused), hashed once at the end; what the
+	// environment depends on goes into a second buffer as well.
+	bp, ep := keyBufs.Get().(*[]byte), keyBufs.Get().(*[]byte)
+	b, e := (*bp)[:0], (*ep)[:0]
 	defer func() {
-		if cap(b) <= maxKeyBuf {
-			*bp = b
-			keyBufs.Put(bp)
+		for _, x := range []struct {
+			p *[]byte
+			b []byte
+		}{{bp, b}, {ep, e}} {
+			if cap(x.b) <= maxKeyBuf {
+				*x.p = x.b
+				keyBufs.Put(x.p)
+			}
 		}
 	}()
 	var write func(d *apiservercel.DeclType, depth int)
@@ -107,8 +129,17 @@ func keyOf(d *apiservercel.DeclType) declKey {
 		b = binary.LittleEndian.AppendUint64(b, uint64(len(s)))
 		b = append(b, s...)
 	}
+	envStr := func(s string) {
+		str(s)
+		e = binary.LittleEndian.AppendUint64(e, uint64(len(s)))
+		e = append(e, s...)
+	}
 	num := func(n int64) {
 		b = binary.LittleEndian.AppendUint64(b, uint64(n))
+	}
+	envNum := func(n int64) {
+		num(n)
+		e = binary.LittleEndian.AppendUint64(e, uint64(n))
 	}
 	value := func(v ref.Val) {
 		tag, s := valueKey(v)
@@ -117,19 +148,21 @@ func keyOf(d *apiservercel.DeclType) declKey {
 	}
 	write = func(d *apiservercel.DeclType, depth int) {
 		if d == nil || depth > 10000 {
-			str("<nil>")
+			envStr("<nil>")
 			return
 		}
-		str(d.TypeName())
+		envStr(d.TypeName())
 		if ct := d.CelType(); ct != nil {
-			str(ct.String())
+			envStr(ct.String())
+		} else {
+			envStr("")
 		}
 		num(d.MaxElements)
 		num(d.MinSerializedSize)
 		if d.TypeParam {
-			num(1)
+			envNum(1)
 		} else {
-			num(0)
+			envNum(0)
 		}
 		mk := make([]string, 0, len(d.Metadata))
 		for k := range d.Metadata {
@@ -145,11 +178,11 @@ func keyOf(d *apiservercel.DeclType) declKey {
 			fk = append(fk, k)
 		}
 		sort.Strings(fk)
-		num(int64(len(fk)))
+		envNum(int64(len(fk)))
 		for _, k := range fk {
 			f := d.Fields[k]
-			str(k)
-			str(f.Name)
+			envStr(k)
+			envStr(f.Name)
 			if f.Required {
 				num(1)
 			} else {
@@ -167,7 +200,7 @@ func keyOf(d *apiservercel.DeclType) declKey {
 		write(d.ElemType, depth+1)
 	}
 	write(d, 0)
-	return sha256.Sum256(b)
+	return sha256.Sum256(b), sha256.Sum256(e)
 }
 
 func (c *Compiler) lookup(k ruleKey) (memoRule, bool) {
