@@ -511,6 +511,11 @@ func FuzzFastParse(f *testing.F) {
 	}
 	envs := parseEnvs(f)
 	f.Fuzz(func(t *testing.T, text string) {
+		start := time.Now()
+		fastParse(storedEnv, text)
+		if d := time.Since(start); d > 5*time.Second { // a hang, not a slow machine
+			t.Errorf("fastParse(%q) took %v", text, d)
+		}
 		diffParse(t, envs, text)
 	})
 }
@@ -539,4 +544,52 @@ func BenchmarkParse(b *testing.B) {
 		}
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(texts)), "ns/text")
 	})
+}
+
+// TestFastParseDepth sweeps nesting depths across cel-go's recursion
+// limits: fastParse must give nil wherever cel-go refuses.
+func TestFastParseDepth(t *testing.T) {
+	envs := parseEnvs(t)
+	shapes := map[string]func(n int) string{
+		"parens":    func(n int) string { return strings.Repeat("(", n) + "a" + strings.Repeat(")", n) },
+		"lists":     func(n int) string { return strings.Repeat("[", n) + strings.Repeat("]", n) },
+		"maps":      func(n int) string { return strings.Repeat("{1: ", n) + "1" + strings.Repeat("}", n) },
+		"calls":     func(n int) string { return strings.Repeat("f(", n) + "a" + strings.Repeat(")", n) },
+		"members":   func(n int) string { return "a" + strings.Repeat(".f(a", n) + strings.Repeat(")", n) },
+		"selects":   func(n int) string { return "a" + strings.Repeat(".b", n) },
+		"indexes":   func(n int) string { return "a" + strings.Repeat("[0]", n) },
+		"index in":  func(n int) string { return strings.Repeat("a[", n) + "0" + strings.Repeat("]", n) },
+		"plus":      func(n int) string { return "a" + strings.Repeat(" + a", n) },
+		"times":     func(n int) string { return "a" + strings.Repeat(" * a", n) },
+		"mixed":     func(n int) string { return "a" + strings.Repeat(" + a * a", n) },
+		"relations": func(n int) string { return "a" + strings.Repeat(" == a", n) },
+		"ternaries": func(n int) string { return strings.Repeat("a ? b : ", n) + "c" },
+		"nested ?":  func(n int) string { return strings.Repeat("(a ? ", n) + "b" + strings.Repeat(" : c)", n) },
+		"negations": func(n int) string { return strings.Repeat("-(", n) + "a" + strings.Repeat(")", n) },
+		"ands":      func(n int) string { return strings.Repeat("(a && ", n) + "b" + strings.Repeat(")", n) },
+		"macros":    func(n int) string { return strings.Repeat("a.all(x, ", n) + "x" + strings.Repeat(")", n) },
+		"plus deep": func(n int) string { return strings.Repeat("(a + ", n) + "b" + strings.Repeat(")", n) },
+		"chain in":  func(n int) string { return strings.Repeat("a + a + a + a + (", n) + "b" + strings.Repeat(")", n) },
+		"sel in":    func(n int) string { return strings.Repeat("a.b.c.d.e(", n) + "b" + strings.Repeat(")", n) },
+	}
+	names := make([]string, 0, len(shapes))
+	for n := range shapes {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		t.Run(name, func(t *testing.T) {
+			lastFast, firstRefused := 0, 0
+			for n := 1; n <= 300; n += 1 + n/25 {
+				s := shapes[name](n)
+				if diffParse(t, envs, s) {
+					lastFast = n
+				}
+				if _, err := celParse(envs[storedEnv], s); err != nil && firstRefused == 0 {
+					firstRefused = n
+				}
+			}
+			t.Logf("%s: fastParse up to %d, cel-go refuses from %d", name, lastFast, firstRefused)
+		})
+	}
 }
