@@ -27,19 +27,19 @@ import (
 // (other macros, optional syntax, message literals, escaped or leading-dot
 // identifiers) makes it give up, as does any text cel-go would reject.
 
-// Limits kept well inside cel-go's (100,000 code points, a recursion depth
-// of 250 for the grammar's rules and for the visitor): past them fastParse
-// gives up and cel-go decides.
+// Limits inside cel-go's (100,000 code points, which a text of at most
+// 100,000 bytes cannot exceed; a recursion depth of 250 for the grammar's
+// rules and for the visitor, which fastParse over-estimates): past them
+// fastParse gives up and cel-go decides.
 const (
 	fastMaxBytes = 100_000
 	fastMaxDepth = 200
 )
 
-// fastParse is cel-go's parse of text in the environments of kind ek, or
-// nil. Both kinds have the same parser options today; ek is kept so that a
-// difference later can be honoured here.
-func fastParse(ek envKind, text string) *exprpb.ParsedExpr {
-	_ = ek
+// fastParse is cel-go's parse of text in the environments of the given
+// kind, or nil. Both kinds have the same parser options (the tests compare
+// with both); the kind is taken so that a difference later has its place.
+func fastParse(_ envKind, text string) *exprpb.ParsedExpr {
 	if len(text) == 0 || len(text) > fastMaxBytes || !utf8.ValidString(text) {
 		return nil
 	}
@@ -543,7 +543,9 @@ func (p *fparser) enter(n int) bool {
 	return true
 }
 
-func vdepth(d int, p *fparser) int {
+// vdepth returns d, the visitor depth of a node, noting a failure when it
+// is past the limit.
+func (p *fparser) vdepth(d int) int {
 	if d > fastMaxDepth {
 		p.bad = true
 	}
@@ -575,7 +577,7 @@ func (p *fparser) expr() (*exprpb.Expr, int) {
 	if f == nil {
 		return nil, 0
 	}
-	return call(opID, "_?_:_", cond, t, f), vdepth(1+max(cd, td, fd), p)
+	return call(opID, "_?_:_", cond, t, f), p.vdepth(1+max(cd, td, fd))
 }
 
 func (p *fparser) or() (*exprpb.Expr, int) {
@@ -661,7 +663,7 @@ func (p *fparser) relation() (*exprpb.Expr, int) {
 		if r == nil {
 			return nil, 0
 		}
-		l, ld = call(opID, fn, l, r), vdepth(1+max(ld, rd), p)
+		l, ld = call(opID, fn, l, r), p.vdepth(1+max(ld, rd))
 	}
 	return l, ld
 }
@@ -689,7 +691,7 @@ func (p *fparser) calc() (*exprpb.Expr, int) {
 		if r == nil {
 			return nil, 0
 		}
-		l, ld = call(opID, fn, l, r), vdepth(1+max(ld, rd), p)
+		l, ld = call(opID, fn, l, r), p.vdepth(1+max(ld, rd))
 	}
 	return l, ld
 }
@@ -718,7 +720,7 @@ func (p *fparser) product() (*exprpb.Expr, int) {
 		if r == nil {
 			return nil, 0
 		}
-		l, ld = call(opID, fn, l, r), vdepth(1+max(ld, rd), p)
+		l, ld = call(opID, fn, l, r), p.vdepth(1+max(ld, rd))
 	}
 	return l, ld
 }
@@ -773,7 +775,7 @@ func (p *fparser) member() (*exprpb.Expr, int) {
 			}
 			field := p.text[name.start:name.end]
 			if p.peekKind() != pLParen {
-				e, d = sel(p.id(dot.pos), e, field), vdepth(d+1, p)
+				e, d = sel(p.id(dot.pos), e, field), p.vdepth(d+1)
 				continue
 			}
 			open := p.next()
@@ -785,7 +787,7 @@ func (p *fparser) member() (*exprpb.Expr, int) {
 			if !ok {
 				return nil, 0
 			}
-			d = vdepth(1+max(d, ad), p)
+			d = p.vdepth(1+max(d, ad))
 			if isMacroName(field) {
 				e = p.receiverMacro(opID, field, e, args)
 				if e == nil {
@@ -810,7 +812,7 @@ func (p *fparser) member() (*exprpb.Expr, int) {
 			if p.next().kind != pRBrack {
 				return p.fail()
 			}
-			e, d = call(opID, "_[_]", e, idx), vdepth(1+max(d, id), p)
+			e, d = call(opID, "_[_]", e, idx), p.vdepth(1+max(d, id))
 		default:
 			return e, d
 		}
