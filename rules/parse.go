@@ -577,7 +577,7 @@ func (p *fparser) expr() (*exprpb.Expr, int) {
 	if f == nil {
 		return nil, 0
 	}
-	return call(opID, "_?_:_", cond, t, f), p.vdepth(1+max(cd, td, fd))
+	return call(opID, "_?_:_", cond, t, f), p.vdepth(1 + max(cd, td, fd))
 }
 
 func (p *fparser) or() (*exprpb.Expr, int) {
@@ -787,7 +787,7 @@ func (p *fparser) member() (*exprpb.Expr, int) {
 			if !ok {
 				return nil, 0
 			}
-			d = p.vdepth(1+max(d, ad))
+			d = p.vdepth(1 + max(d, ad))
 			if isMacroName(field) {
 				e = p.receiverMacro(opID, field, e, args)
 				if e == nil {
