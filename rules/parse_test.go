@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"go/ast"
+	gobuild "go/build"
 	"go/parser"
 	"go/token"
 	"math/rand/v2"
@@ -160,18 +161,28 @@ func upstreamTexts(tb testing.TB) []string {
 	tb.Helper()
 	modcache := os.Getenv("GOMODCACHE")
 	if modcache == "" {
-		modcache = filepath.Join(os.Getenv("HOME"), "go", "pkg", "mod")
-		if gp := os.Getenv("GOPATH"); gp != "" {
-			modcache = filepath.Join(strings.Split(gp, string(os.PathListSeparator))[0], "pkg", "mod")
+		modcache = filepath.Join(strings.Split(gobuild.Default.GOPATH, string(os.PathListSeparator))[0], "pkg", "mod")
+	}
+	// The versions go.mod requires.
+	gomod, err := os.ReadFile(filepath.Join("..", "go.mod"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	versions := map[string]string{}
+	for _, line := range strings.Split(string(gomod), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && strings.HasPrefix(f[1], "v") {
+			versions[f[0]] = f[1]
 		}
 	}
+	mod := func(path string) string { return path + "@" + versions[path] }
+	cel, ae := mod("github.com/google/cel-go"), mod("k8s.io/apiextensions-apiserver")
 	files := []string{
-		"github.com/google/cel-go@v0.29.2/parser/parser_test.go",
-		"github.com/google/cel-go@v0.29.2/parser/unparser_test.go",
-		"github.com/google/cel-go@v0.29.2/cel/cel_test.go",
-		"k8s.io/apiextensions-apiserver@v0.37.2/pkg/apis/apiextensions/validation/validation_test.go",
-		"k8s.io/apiextensions-apiserver@v0.37.2/pkg/apiserver/schema/cel/validation_test.go",
-		"k8s.io/apiextensions-apiserver@v0.37.2/pkg/apiserver/schema/cel/compilation_test.go",
+		cel + "/parser/parser_test.go",
+		cel + "/parser/unparser_test.go",
+		cel + "/cel/cel_test.go",
+		ae + "/pkg/apis/apiextensions/validation/validation_test.go",
+		ae + "/pkg/apiserver/schema/cel/validation_test.go",
+		ae + "/pkg/apiserver/schema/cel/compilation_test.go",
 	}
 	seen := map[string]bool{}
 	for _, f := range files {
