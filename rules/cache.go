@@ -49,7 +49,7 @@ func compileExpr(env *cel.Env, ek envKind, text string) (*cel.Ast, *cel.Issues) 
 	pe := parsed[k]
 	parsedMu.RUnlock()
 	if pe == nil {
-		pe = fastParse(ek, text) // cel-go's parse without its ANTLR parser, or nil (parse.go)
+		pe = fastParseCached(k) // cel-go's parse without its ANTLR parser, or nil (parse.go)
 	}
 	var a *cel.Ast
 	if pe == nil {

@@ -63,6 +63,21 @@ func fastParse(_ envKind, text string) *exprpb.ParsedExpr {
 	}
 }
 
+// fastParseCached is fastParse of k's text in k's kind, kept in the parse
+// cache as cel-go's parses are.
+func fastParseCached(k parseKey) *exprpb.ParsedExpr {
+	pe := fastParse(k.kind, k.text)
+	if pe != nil {
+		parsedMu.Lock()
+		if len(parsed) >= maxParsed {
+			clear(parsed)
+		}
+		parsed[k] = pe
+		parsedMu.Unlock()
+	}
+	return pe
+}
+
 type ptkind uint8
 
 const (
