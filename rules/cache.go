@@ -48,6 +48,9 @@ func compileExpr(env *cel.Env, ek envKind, text string) (*cel.Ast, *cel.Issues) 
 	parsedMu.RLock()
 	pe := parsed[k]
 	parsedMu.RUnlock()
+	if pe == nil {
+		pe = fastParseCached(k) // cel-go's parse without its ANTLR parser, or nil (parse.go)
+	}
 	var a *cel.Ast
 	if pe == nil {
 		var iss *cel.Issues

@@ -171,7 +171,8 @@
 // number of goroutines; Validate allocates its per-call state. Check has no
 // shared state but three process-wide caches, each safe for concurrent use
 // and dropped whole at its bound: cel-go's parse of each expression text
-// (per environment kind), the rule environment of each type shape, and
+// (per environment kind; crdkit's own parser gives it for the common CEL,
+// cel-go's for the rest), the rule environment of each type shape, and
 // (for a Compiler, as package definition uses) each compilation of a rule
 // against a type shape. Each holds what the server would compute again,
 // never anything that depends on the call; DropCaches empties them (and
