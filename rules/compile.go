@@ -3,6 +3,7 @@ package rules
 import (
 	"errors"
 	"math"
+	"regexp/syntax"
 	"strings"
 	"sync"
 
@@ -531,23 +532,90 @@ func (p *plannedProg) check() error {
 	return err
 }
 
-// mayFailToPlan reports whether the expression calls a function the
-// planner may evaluate on constants and fail: the type conversions it
-// folds (cel-go's decOptimize) and the regular-expression functions whose
-// constant patterns it compiles (matches; find and findAll, which the
-// server's regex library optimizes).
+// mayFailToPlan reports whether the planner may fail on the expression:
+// where it evaluates a call on constants and the call can fail. cel-go's
+// planner folds a type conversion of a constant (decOptimize; a constant
+// is a literal, a list or map literal of constants, or a conversion of
+// one, folded first) and compiles the constant pattern of matches, find
+// and findAll (the regular-expression optimizations, Go's regexp.Compile,
+// whose errors are all its parser's). A pattern written as a string
+// literal is parsed here instead: only one that does not parse fails. Any
+// other constant pattern, or conversion of a constant, is left to the
+// planner.
 func mayFailToPlan(a *cel.Ast) bool {
 	found := false
 	celast.PreOrderVisit(a.NativeRep().Expr(), celast.NewExprVisitor(func(e celast.Expr) {
 		if found || e.Kind() != celast.CallKind {
 			return
 		}
-		switch fn := e.AsCall().FunctionName(); fn {
+		call := e.AsCall()
+		args := call.Args()
+		switch fn := call.FunctionName(); fn {
 		case "matches", "find", "findAll":
-			found = true
+			// The pattern is the planner's second argument: the first
+			// argument of a receiver call, the second of a global one.
+			i := 1
+			if call.IsMemberFunction() {
+				i = 0
+			}
+			if i >= len(args) {
+				return
+			}
+			pat := args[i]
+			if pat.Kind() == celast.LiteralKind {
+				if str, ok := pat.AsLiteral().(types.String); ok {
+					_, err := syntax.Parse(string(str), syntax.Perl)
+					found = err != nil
+					return
+				}
+			}
+			found = foldsToConstant(pat)
 		default:
-			found = overloads.IsTypeConversionFunction(fn)
+			if overloads.IsTypeConversionFunction(fn) {
+				for _, x := range args {
+					if foldsToConstant(x) {
+						found = true
+					}
+				}
+			}
 		}
 	}))
 	return found
+}
+
+// foldsToConstant reports whether the planner may turn e into a constant:
+// a literal, a list or map literal of such, or a type conversion of such
+// (an over-estimate is safe: the program is then planned at once).
+func foldsToConstant(e celast.Expr) bool {
+	switch e.Kind() {
+	case celast.LiteralKind:
+		return true
+	case celast.ListKind:
+		for _, x := range e.AsList().Elements() {
+			if !foldsToConstant(x) {
+				return false
+			}
+		}
+		return true
+	case celast.MapKind:
+		for _, en := range e.AsMap().Entries() {
+			me := en.AsMapEntry()
+			if !foldsToConstant(me.Key()) || !foldsToConstant(me.Value()) {
+				return false
+			}
+		}
+		return true
+	case celast.CallKind:
+		c := e.AsCall()
+		if c.IsMemberFunction() || !overloads.IsTypeConversionFunction(c.FunctionName()) {
+			return false
+		}
+		for _, x := range c.Args() {
+			if !foldsToConstant(x) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }

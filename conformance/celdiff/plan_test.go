@@ -38,6 +38,22 @@ func TestPlanFailuresAgree(t *testing.T) {
 		{"[1, 2, 3].exists(x, x == int(self.size()))", ""},
 		{"{'a': 1, 'a': 2}['a'] == 1", ""},
 		{"self in ['a', 'b', int('c')]", ""},
+		{"matches(self, '[')", ""},
+		{"matches(self, 'a|b')", ""},
+		{"self.matches(string('['))", ""},
+		{"self.matches(dyn('a+'))", ""},
+		{"self.matches(self) && self.find(self) == ''", ""},
+		{"self.matches('(?P<n>a)(?P<n>b)')", ""},
+		{"self.matches('\\\\p{Nope}')", ""},
+		{"self.find('a{1001}') == ''", ""},
+		{"self.findAll('(?i)a', 3).size() < 4", ""},
+		{"int(['x'][0]) == 1", ""},
+		{"dyn([int('x')]) == [1]", ""},
+		{"dyn({'a': [uint(-2)]}) == {}", ""},
+		{"type(int('x')) == int", ""},
+		{"int(self) == 1", ""},
+		{"self.size() > 0", "self.matches('[') ? 'a' : 'b'"},
+		{"self.size() > 0", "self.matches('[a-z]') ? 'a' : 'b'"},
 	}
 	tl := &lintTally{}
 	for i, r := range rules {
