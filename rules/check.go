@@ -75,7 +75,7 @@ func check(memo *Compiler, s *schema.Schema, base *field.Path, schemaErrs field.
 		c.blocked = append(c.blocked, e.Field)
 	}
 	one := uint64(1)
-	c.walk(newNode(s), base, nil, true, false, &one, nil)
+	c.walk(s, nil, base, nil, true, false, &one, nil)
 	if c.total > SchemaCostLimit {
 		for _, x := range c.mostExpensive {
 			c.errs = append(c.errs, field.Forbidden(x.path, "contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema"))
@@ -120,17 +120,25 @@ type typeInfo struct {
 
 var errNoDecl = fmt.Errorf("unable to convert structural schema to CEL declarations")
 
-// walk visits n at path p as the server's schema validation does (additional
-// properties, then properties, then items, then n's own rules).
+// walk visits the node of schema s at path p as the server's schema
+// validation does (additional properties, then properties, then items,
+// then the node's own rules). n is s's adapter node when s is in a rule's
+// scope (built, with everything below it, at the first node with rules
+// on the way down: nodes above it need no adapter), nil otherwise.
 // parent is the parent's type information when the parent is in a rule's
 // scope; access derives n's from it (nil: n's comes from n's own schema).
 // card is the cardinality of n's values (nil: unbounded); forbid is the
 // nearest ancestor whose children cannot be correlated with old values.
-func (c *crdChecker) walk(n *node, p *field.Path, parent *typeInfo, isRoot, inScope bool, card *uint64, forbid *field.Path) {
-	if n.s == nil || n.s.Summary()&schema.HasRules == 0 {
+func (c *crdChecker) walk(s *schema.Schema, n *node, p *field.Path, parent *typeInfo, isRoot, inScope bool, card *uint64, forbid *field.Path) {
+	if s == nil || s.Summary()&schema.HasRules == 0 {
 		return // no rule here or below (the summary covers the children walked)
 	}
-	inScope = inScope || (n.s != nil && len(n.s.Rules()) > 0)
+	if len(s.Rules()) > 0 {
+		inScope = true
+	}
+	if inScope && n == nil {
+		n = newNode(s)
+	}
 	var ti *typeInfo
 	if inScope {
 		ti = c.typeInfo(n, parent, isRoot)
@@ -140,17 +148,17 @@ func (c *crdChecker) walk(n *node, p *field.Path, parent *typeInfo, isRoot, inSc
 			return nil
 		}
 		var max uint64 = 1
-		switch n.typ {
+		switch s.Type() {
 		case "object":
-			if n.addl != nil {
-				mp := n.MaxProperties()
+			if _, _, set := s.AdditionalProperties(); set {
+				_, mp := s.PropertyCounts()
 				if mp == nil {
 					return nil
 				}
 				max = uint64(max0(*mp))
 			}
 		case "array":
-			mi := n.MaxItems()
+			_, mi := s.ItemCounts()
 			if mi == nil {
 				return nil
 			}
@@ -161,49 +169,51 @@ func (c *crdChecker) walk(n *node, p *field.Path, parent *typeInfo, isRoot, inSc
 	}
 	// A child without a rule in its subtree is not visited (walk would
 	// return at once): its path, type and cardinality are not worked out.
-	if n.addl != nil && n.addl.schema != nil && hasRulesBelow(n.addl.schema) {
+	if as, _, set := s.AdditionalProperties(); set && hasRules(as) {
 		var cti *typeInfo
+		var cn *node
 		if ti != nil {
-			cti = accessElem(ti)
+			cti, cn = accessElem(ti), n.addl.schema
 		}
-		c.walk(n.addl.schema, p.Child("additionalProperties"), cti, false, inScope, childCard(), forbid)
+		c.walk(as, cn, p.Child("additionalProperties"), cti, false, inScope, childCard(), forbid)
 	}
-	for _, k := range sortedKeys(n.props) {
-		f := forbid
-		if f == nil && n.s != nil && !mapCorrelatable(n.s.MapType()) {
-			f = p
-		}
-		pn := n.props[k].(*node)
-		if !hasRulesBelow(pn) {
+	for k, ps := range s.Properties() {
+		if !hasRules(ps) {
 			continue
 		}
-		var cti *typeInfo
-		if ti != nil {
-			cti = accessProp(ti, n, k)
-		}
-		c.walk(pn, p.Child("properties").Key(k), cti, false, inScope, childCard(), f)
-	}
-	if n.items != nil && hasRulesBelow(n.items) {
 		f := forbid
-		if f == nil && n.s.ListType() != "map" {
+		if f == nil && !mapCorrelatable(s.MapType()) {
 			f = p
 		}
 		var cti *typeInfo
+		var cn *node
 		if ti != nil {
-			cti = accessElem(ti)
+			cti, cn = accessProp(ti, n, k), n.props[k].(*node)
 		}
-		c.walk(n.items, p.Child("items"), cti, false, inScope, childCard(), f)
+		c.walk(ps, cn, p.Child("properties").Key(k), cti, false, inScope, childCard(), f)
 	}
-	if n.s == nil || len(n.s.Rules()) == 0 || c.isBlocked(p) {
+	if it := s.Items(); hasRules(it) {
+		f := forbid
+		if f == nil && s.ListType() != "map" {
+			f = p
+		}
+		var cti *typeInfo
+		var cn *node
+		if ti != nil {
+			cti, cn = accessElem(ti), n.items
+		}
+		c.walk(it, cn, p.Child("items"), cti, false, inScope, childCard(), f)
+	}
+	if len(s.Rules()) == 0 || c.isBlocked(p) {
 		return
 	}
 	c.checkRules(n, p, ti, card, forbid)
 }
 
-// hasRulesBelow reports whether n or a node below it has a rule (walk's
-// test for a node worth visiting).
-func hasRulesBelow(n *node) bool {
-	return n.s != nil && n.s.Summary()&schema.HasRules != 0
+// hasRules reports whether s or a schema below it has a rule (walk's test
+// for a child worth visiting).
+func hasRules(s *schema.Schema) bool {
+	return s != nil && s.Summary()&schema.HasRules != 0
 }
 
 // typeInfo returns n's type information: derived from the parent's when
