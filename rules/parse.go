@@ -641,31 +641,71 @@ func balance(fn string, terms []*exprpb.Expr, ops []int64, lo, hi int) *exprpb.E
 	return call(ops[mid], fn, l, r)
 }
 
-func relOp(k ptkind) string {
-	switch k {
-	case pEq:
-		return "_==_"
-	case pNe:
-		return "_!=_"
-	case pLt:
-		return "_<_"
-	case pLe:
-		return "_<=_"
-	case pGe:
-		return "_>=_"
-	case pGt:
-		return "_>_"
-	case pIn:
-		return "@in"
+// Binary operator levels below the logical ones, loosest first: relations,
+// then + and -, then * / %. Each is a left-associative chain of the next.
+const (
+	levelRelation = iota
+	levelSum
+	levelProduct
+)
+
+// binaryOp is the function of an operator token at a level, "" when the
+// token ends the level's chain.
+func binaryOp(level int, k ptkind) string {
+	switch level {
+	case levelRelation:
+		switch k {
+		case pEq:
+			return "_==_"
+		case pNe:
+			return "_!=_"
+		case pLt:
+			return "_<_"
+		case pLe:
+			return "_<=_"
+		case pGe:
+			return "_>=_"
+		case pGt:
+			return "_>_"
+		case pIn:
+			return "@in"
+		}
+	case levelSum:
+		switch k {
+		case pPlus:
+			return "_+_"
+		case pMinus:
+			return "_-_"
+		}
+	case levelProduct:
+		switch k {
+		case pStar:
+			return "_*_"
+		case pSlash:
+			return "_/_"
+		case pPercent:
+			return "_%_"
+		}
 	}
 	return ""
 }
 
-func (p *fparser) relation() (*exprpb.Expr, int) {
+// relation parses a chain of relations of sums.
+func (p *fparser) relation() (*exprpb.Expr, int) { return p.binary(levelRelation) }
+
+// binary parses a left-associative chain of the operators of level between
+// operands of the next level (unary operands below products).
+func (p *fparser) binary(level int) (*exprpb.Expr, int) {
 	defer func(d int) { p.depth = d }(p.depth)
-	l, ld := p.calc()
+	operand := func() (*exprpb.Expr, int) {
+		if level == levelProduct {
+			return p.unary()
+		}
+		return p.binary(level + 1)
+	}
+	l, ld := operand()
 	for l != nil {
-		fn := relOp(p.peekKind())
+		fn := binaryOp(level, p.peekKind())
 		if fn == "" {
 			break
 		}
@@ -674,64 +714,7 @@ func (p *fparser) relation() (*exprpb.Expr, int) {
 			return nil, 0
 		}
 		opID := p.id(o.pos)
-		r, rd := p.calc()
-		if r == nil {
-			return nil, 0
-		}
-		l, ld = call(opID, fn, l, r), p.vdepth(1+max(ld, rd))
-	}
-	return l, ld
-}
-
-// calc parses + and - chains of * / % chains, left-associative.
-func (p *fparser) calc() (*exprpb.Expr, int) {
-	defer func(d int) { p.depth = d }(p.depth)
-	l, ld := p.product()
-	for l != nil {
-		var fn string
-		switch p.peekKind() {
-		case pPlus:
-			fn = "_+_"
-		case pMinus:
-			fn = "_-_"
-		default:
-			return l, ld
-		}
-		o := p.next()
-		if !p.enter(2) {
-			return nil, 0
-		}
-		opID := p.id(o.pos)
-		r, rd := p.product()
-		if r == nil {
-			return nil, 0
-		}
-		l, ld = call(opID, fn, l, r), p.vdepth(1+max(ld, rd))
-	}
-	return l, ld
-}
-
-func (p *fparser) product() (*exprpb.Expr, int) {
-	defer func(d int) { p.depth = d }(p.depth)
-	l, ld := p.unary()
-	for l != nil {
-		var fn string
-		switch p.peekKind() {
-		case pStar:
-			fn = "_*_"
-		case pSlash:
-			fn = "_/_"
-		case pPercent:
-			fn = "_%_"
-		default:
-			return l, ld
-		}
-		o := p.next()
-		if !p.enter(2) {
-			return nil, 0
-		}
-		opID := p.id(o.pos)
-		r, rd := p.unary()
+		r, rd := operand()
 		if r == nil {
 			return nil, 0
 		}
