@@ -106,7 +106,7 @@ func keyOf(d *apiservercel.DeclType) declKey {
 }
 
 // keysOf returns keyOf(d) and the key of what a rule environment extended
-// with self of type d depends on (envShapeOf), in one walk.
+// with self of type d depends on (envKey's shape), in one walk.
 func keysOf(d *apiservercel.DeclType) (declKey, declKey) {
 	// What identifies the shape is written as length-prefixed strings and
 	// numbers into one buffer (reused), hashed once at the end; what the

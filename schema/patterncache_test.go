@@ -7,8 +7,8 @@ import (
 )
 
 // TestPatternCache checks that a pattern is compiled once per process
-// (Compile and the structural check share it), that DropCaches forgets it,
-// and that an invalid pattern is not remembered.
+// (every Compile shares it), that DropCaches forgets it, and that an
+// invalid pattern is not remembered.
 func TestPatternCache(t *testing.T) {
 	const js = `{"type":"string","pattern":"^[a-z]+-cache-test$"}`
 	a, err := CompileJSON([]byte(js))
