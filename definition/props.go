@@ -76,7 +76,9 @@ func (f *propsFacts) convert(in *apiextensions.JSONSchemaProps, depth int) *sche
 	if in.Items != nil {
 		p.HasItems = true
 		p.Items = f.convert(in.Items.Schema, d)
-		p.ItemsOrigin = in.Items
+		if in.Items.Schema == nil { // the only case messages show it
+			p.ItemsOrigin = &schema.Value{V: in.Items}
+		}
 		if in.Items.JSONSchemas != nil {
 			p.ItemsArray = f.list(in.Items.JSONSchemas, d)
 		}

@@ -288,7 +288,7 @@ func (c checker) checkMapList(s *Props, pth *Path, errs *ErrorList) {
 // JSONSchemaPropsOrArray struct, which has no JSON names of its own.
 func itemsValue(s *Props) any {
 	if s.ItemsOrigin != nil {
-		return s.ItemsOrigin
+		return s.ItemsOrigin.V
 	}
 	return map[string]any{"Schema": nil, "JSONSchemas": s.ItemsArray}
 }

@@ -26,19 +26,19 @@ type Schema struct {
 	embedded    bool
 	intOrString bool
 	hasDefault  bool
+	addlSet     bool // additionalProperties present
+	addlAllows  bool // additionalProperties true or a schema
+	plain       bool // see below
+	plainFmt    format
+	summary     Summary
 	def         any
 
-	maximum, minimum     *float64
-	exclusiveMaximum     bool
-	exclusiveMinimum     bool
-	multipleOf           *float64
-	maxLength, minLength *int64
-	maxItems, minItems   *int64
-	maxProps, minProps   *int64
-	pattern              *regexp.Regexp
-	match                *lazyMatcher // pattern's automaton, built on first use
-	enum                 []any
-	required             []string
+	bounds *bounds // nil or noBounds when the node has none (see bnd)
+
+	pattern  *regexp.Regexp
+	match    *lazyMatcher // pattern's automaton, built on first use
+	enum     []any
+	required []string
 
 	items      *Schema
 	propNames  []string  // sorted
@@ -49,8 +49,6 @@ type Schema struct {
 	props      map[string]*Schema
 	index      *propIndex // nil: look names up in props
 	additional *Schema    // additionalProperties schema, if any
-	addlSet    bool       // additionalProperties present
-	addlAllows bool       // additionalProperties true or a schema
 
 	allOf, anyOf, oneOf []*Schema
 	not                 *Schema
@@ -60,14 +58,36 @@ type Schema struct {
 	mapType     string
 	rules       []ValidationRule
 
-	summary Summary
+	// plain (above) says the node checks nothing but its single type and
+	// the scalar checks leaf makes: no int-or-string, no format kept but
+	// int32, int64 and the string formats, no junctors, no enum on an object
+	// or an array (see validator.fast); plainFmt is that format.
+}
 
-	// plain says the node checks nothing but its single type and the
-	// scalar checks leaf makes: no int-or-string, no format kept but int32,
-	// int64 and the string formats, no junctors, no enum on an object or an
-	// array (see validator.fast); plainFmt is that format.
-	plain    bool
-	plainFmt format
+// bounds are a node's numeric limits. Most nodes have none, and a Schema
+// holds them behind one pointer: that keeps a node at 512 bytes or less,
+// the largest objects the Go allocator types without a header word of
+// their own (see startHeap in cmd/crdkit).
+type bounds struct {
+	maximum, minimum     *float64
+	multipleOf           *float64
+	maxLength, minLength *int64
+	maxItems, minItems   *int64
+	maxProps, minProps   *int64
+	exclusiveMaximum     bool
+	exclusiveMinimum     bool
+}
+
+// noBounds is the bounds of every compiled node without any (never
+// written).
+var noBounds bounds
+
+// bnd is s's bounds (a zero Schema has none).
+func (s *Schema) bnd() *bounds {
+	if s.bounds == nil {
+		return &noBounds
+	}
+	return s.bounds
 }
 
 // Summary says what a subtree of a schema contains, so that operations can
@@ -163,27 +183,34 @@ func (cm *compiler) compile(p *Props, depth int) (*Schema, error) {
 		return nil, ErrTooDeep
 	}
 	s := &Schema{
-		typ:              p.Type,
-		format:           p.Format,
-		description:      p.Description,
-		nullable:         p.Nullable,
-		preserve:         p.XPreserveUnknownFields != nil && *p.XPreserveUnknownFields,
-		embedded:         p.XEmbeddedResource,
-		intOrString:      p.XIntOrString,
-		maximum:          copyPtr(p.Maximum),
-		minimum:          copyPtr(p.Minimum),
-		exclusiveMaximum: p.ExclusiveMaximum,
-		exclusiveMinimum: p.ExclusiveMinimum,
-		multipleOf:       copyPtr(p.MultipleOf),
-		maxLength:        copyPtr(p.MaxLength),
-		minLength:        copyPtr(p.MinLength),
-		maxItems:         copyPtr(p.MaxItems),
-		minItems:         copyPtr(p.MinItems),
-		maxProps:         copyPtr(p.MaxProperties),
-		minProps:         copyPtr(p.MinProperties),
-		required:         slices.Clone(p.Required),
-		listMapKeys:      slices.Clone(p.XListMapKeys),
-		rules:            slices.Clone(p.XValidations),
+		typ:         p.Type,
+		format:      p.Format,
+		description: p.Description,
+		nullable:    p.Nullable,
+		preserve:    p.XPreserveUnknownFields != nil && *p.XPreserveUnknownFields,
+		embedded:    p.XEmbeddedResource,
+		intOrString: p.XIntOrString,
+		bounds:      &noBounds,
+		required:    slices.Clone(p.Required),
+		listMapKeys: slices.Clone(p.XListMapKeys),
+		rules:       slices.Clone(p.XValidations),
+	}
+	if p.Maximum != nil || p.Minimum != nil || p.ExclusiveMaximum || p.ExclusiveMinimum || p.MultipleOf != nil ||
+		p.MaxLength != nil || p.MinLength != nil || p.MaxItems != nil || p.MinItems != nil ||
+		p.MaxProperties != nil || p.MinProperties != nil {
+		s.bounds = &bounds{
+			maximum:          copyPtr(p.Maximum),
+			minimum:          copyPtr(p.Minimum),
+			exclusiveMaximum: p.ExclusiveMaximum,
+			exclusiveMinimum: p.ExclusiveMinimum,
+			multipleOf:       copyPtr(p.MultipleOf),
+			maxLength:        copyPtr(p.MaxLength),
+			minLength:        copyPtr(p.MinLength),
+			maxItems:         copyPtr(p.MaxItems),
+			minItems:         copyPtr(p.MinItems),
+			maxProps:         copyPtr(p.MaxProperties),
+			minProps:         copyPtr(p.MinProperties),
+		}
 	}
 	// The compiled schema owns its values: nothing the caller keeps can
 	// change it afterwards.
@@ -447,22 +474,22 @@ func (s *Schema) Enum() []any { return s.enum }
 func (s *Schema) Required() []string { return s.required }
 
 // Maximum returns the maximum and whether it is exclusive.
-func (s *Schema) Maximum() (*float64, bool) { return s.maximum, s.exclusiveMaximum }
+func (s *Schema) Maximum() (*float64, bool) { return s.bnd().maximum, s.bnd().exclusiveMaximum }
 
 // Minimum returns the minimum and whether it is exclusive.
-func (s *Schema) Minimum() (*float64, bool) { return s.minimum, s.exclusiveMinimum }
+func (s *Schema) Minimum() (*float64, bool) { return s.bnd().minimum, s.bnd().exclusiveMinimum }
 
 // MultipleOf is the multipleOf keyword, or nil.
-func (s *Schema) MultipleOf() *float64 { return s.multipleOf }
+func (s *Schema) MultipleOf() *float64 { return s.bnd().multipleOf }
 
 // Lengths returns minLength and maxLength (nil when unset).
-func (s *Schema) Lengths() (min, max *int64) { return s.minLength, s.maxLength }
+func (s *Schema) Lengths() (min, max *int64) { return s.bnd().minLength, s.bnd().maxLength }
 
 // ItemCounts returns minItems and maxItems (nil when unset).
-func (s *Schema) ItemCounts() (min, max *int64) { return s.minItems, s.maxItems }
+func (s *Schema) ItemCounts() (min, max *int64) { return s.bnd().minItems, s.bnd().maxItems }
 
 // PropertyCounts returns minProperties and maxProperties (nil when unset).
-func (s *Schema) PropertyCounts() (min, max *int64) { return s.minProps, s.maxProps }
+func (s *Schema) PropertyCounts() (min, max *int64) { return s.bnd().minProps, s.bnd().maxProps }
 
 // AllOf, AnyOf, OneOf and Not are the junctors of this node.
 func (s *Schema) AllOf() []*Schema { return s.allOf }

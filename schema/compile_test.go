@@ -416,3 +416,16 @@ func TestPropertyName(t *testing.T) {
 		}
 	}
 }
+
+// TestNodeSizes holds a compiled node and a Props to 512 bytes: larger
+// objects with pointers carry a header word in Go's allocator, whose first
+// write to a fresh page while a collection runs costs the CLI a TLB flush
+// on the other core (BENCHMARKS.md, "Session 18").
+func TestNodeSizes(t *testing.T) {
+	if n := unsafe.Sizeof(Schema{}); n > 512 {
+		t.Errorf("Schema is %d bytes, over 512", n)
+	}
+	if n := unsafe.Sizeof(Props{}); n > 512 {
+		t.Errorf("Props is %d bytes, over 512", n)
+	}
+}

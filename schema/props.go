@@ -27,43 +27,45 @@ type Props struct {
 	Title            string
 	Default          *Value
 	Maximum          *float64
-	ExclusiveMaximum bool
 	Minimum          *float64
+	ExclusiveMaximum bool
 	ExclusiveMinimum bool
-	MaxLength        *int64
-	MinLength        *int64
-	Pattern          string
-	MaxItems         *int64
-	MinItems         *int64
 	UniqueItems      bool
-	MultipleOf       *float64
-	Enum             []any
-	MaxProperties    *int64
-	MinProperties    *int64
-	Required         []string
-	Items            *Props   // items given as one schema
-	ItemsArray       []*Props // items given as an array (never structural)
-	HasItems         bool     // items was present at all
-	// ItemsOrigin, when set, is the value error messages show for items (the
-	// facade sets it to the server's own type so texts match byte for byte).
-	ItemsOrigin          any
-	AllOf                []*Props
-	OneOf                []*Props
-	AnyOf                []*Props
-	Not                  *Props
-	Properties           map[string]*Props
-	AdditionalProperties *PropsOrBool
-	PatternProperties    map[string]*Props
-	Dependencies         map[string]Dependency
-	AdditionalItems      *PropsOrBool
-	Definitions          map[string]*Props
-	ExternalDocs         *ExternalDocs
-	Example              *Value
-	Nullable             bool
-
+	HasItems         bool // items was present at all
+	Nullable         bool
+	// The booleans are side by side (a Props fits in 512 bytes, the
+	// largest objects Go's allocator types without a header word).
+	XEmbeddedResource bool
+	XIntOrString      bool
+	MaxLength         *int64
+	MinLength         *int64
+	Pattern           string
+	MaxItems          *int64
+	MinItems          *int64
+	MultipleOf        *float64
+	Enum              []any
+	MaxProperties     *int64
+	MinProperties     *int64
+	Required          []string
+	Items             *Props   // items given as one schema
+	ItemsArray        []*Props // items given as an array (never structural)
+	// ItemsOrigin, when set, holds the value error messages show for items
+	// not given as one schema (the facade sets it to the server's own type
+	// so texts match byte for byte).
+	ItemsOrigin            *Value
+	AllOf                  []*Props
+	OneOf                  []*Props
+	AnyOf                  []*Props
+	Not                    *Props
+	Properties             map[string]*Props
+	AdditionalProperties   *PropsOrBool
+	PatternProperties      map[string]*Props
+	Dependencies           map[string]Dependency
+	AdditionalItems        *PropsOrBool
+	Definitions            map[string]*Props
+	ExternalDocs           *ExternalDocs
+	Example                *Value
 	XPreserveUnknownFields *bool
-	XEmbeddedResource      bool
-	XIntOrString           bool
 	XListMapKeys           []string
 	XListType              *string
 	XMapType               *string

@@ -397,14 +397,15 @@ func leaf(s *Schema, x any) (n int, ok bool) {
 
 // scalar is leaf without the enum.
 func scalar(s *Schema, x any) (n int, ok bool) {
+	b := s.bnd()
 	switch x := x.(type) {
 	case string:
 		if s.typ != "string" {
 			return 0, false
 		}
-		if s.maxLength != nil || s.minLength != nil {
+		if b.maxLength != nil || b.minLength != nil {
 			l := int64(utf8.RuneCountInString(x))
-			if s.maxLength != nil && l > *s.maxLength || s.minLength != nil && l < *s.minLength {
+			if b.maxLength != nil && l > *b.maxLength || b.minLength != nil && l < *b.minLength {
 				return 0, false
 			}
 		}
@@ -418,12 +419,12 @@ func scalar(s *Schema, x any) (n int, ok bool) {
 	case bool:
 		return 6, s.typ == "boolean"
 	case int64:
-		if s.typ != "integer" || s.minimum != nil || s.maximum != nil || s.multipleOf != nil {
+		if s.typ != "integer" || b.minimum != nil || b.maximum != nil || b.multipleOf != nil {
 			return 0, false
 		}
 		return 8, s.plainFmt != fmtInt32 || x >= math.MinInt32 && x <= math.MaxInt32
 	case float64:
-		if s.typ != "number" || s.minimum != nil || s.maximum != nil || s.multipleOf != nil {
+		if s.typ != "number" || b.minimum != nil || b.maximum != nil || b.multipleOf != nil {
 			return 0, false
 		}
 		return 8, true
@@ -699,18 +700,19 @@ func (v *validator) allOf(bs []*Schema, x any) int {
 // checkString checks maxLength, minLength and pattern, stopping at the first
 // failure as kube-openapi does.
 func (v *validator) checkString(s *Schema, str string) {
-	if s.maxLength != nil || s.minLength != nil {
+	b := s.bnd()
+	if b.maxLength != nil || b.minLength != nil {
 		l := int64(utf8.RuneCountInString(str))
-		if s.maxLength != nil && l > *s.maxLength {
+		if b.maxLength != nil && l > *b.maxLength {
 			if v.failing() {
-				v.tooLong(*s.maxLength)
+				v.tooLong(*b.maxLength)
 			}
 			return
 		}
-		if s.minLength != nil && l < *s.minLength {
+		if b.minLength != nil && l < *b.minLength {
 			if v.failing() {
 				name := v.at.koName()
-				v.invalid(name, str, fmt.Sprintf("%s in body should be at least %d chars long", name, *s.minLength))
+				v.invalid(name, str, fmt.Sprintf("%s in body should be at least %d chars long", name, *b.minLength))
 			}
 			return
 		}
@@ -760,8 +762,9 @@ func (v *validator) checkNumber(s *Schema, x any, k kind, fmtName string, fk for
 	if !inRange(isInt, i, fl, typ, fk) && v.failing() {
 		v.rangeError("Checked", typ, fmtName)
 	}
-	if s.multipleOf != nil {
-		m := *s.multipleOf
+	b := s.bnd()
+	if b.multipleOf != nil {
+		m := *b.multipleOf
 		if inRange(false, 0, m, typ, fk) {
 			if isInt {
 				v.multipleOfInt(i, int64(m))
@@ -775,8 +778,8 @@ func (v *validator) checkNumber(s *Schema, x any, k kind, fmtName string, fk for
 			v.multipleOfFloat(fl, m)
 		}
 	}
-	if s.minimum != nil {
-		m, excl := *s.minimum, s.exclusiveMinimum
+	if b.minimum != nil {
+		m, excl := *b.minimum, b.exclusiveMinimum
 		native := inRange(false, 0, m, typ, fk)
 		if !native && v.failing() {
 			v.rangeError("Minimum boundary", typ, fmtName)
@@ -789,8 +792,8 @@ func (v *validator) checkNumber(s *Schema, x any, k kind, fmtName string, fk for
 			v.bound("greater", m, excl, fl)
 		}
 	}
-	if s.maximum != nil {
-		m, excl := *s.maximum, s.exclusiveMaximum
+	if b.maximum != nil {
+		m, excl := *b.maximum, b.exclusiveMaximum
 		native := inRange(false, 0, m, typ, fk)
 		if !native && v.failing() {
 			v.rangeError("Maximum boundary", typ, fmtName)
@@ -898,13 +901,14 @@ func (v *validator) array(s *Schema, a []any) int {
 		}
 	}
 	size := int64(len(a))
-	if s.minItems != nil && size < *s.minItems && v.failing() {
+	b := s.bnd()
+	if b.minItems != nil && size < *b.minItems && v.failing() {
 		name := v.at.koName()
-		v.invalid(name, size, fmt.Sprintf("%s in body should have at least %d items", name, *s.minItems))
+		v.invalid(name, size, fmt.Sprintf("%s in body should have at least %d items", name, *b.minItems))
 	}
-	if s.maxItems != nil && size > *s.maxItems && v.failing() {
+	if b.maxItems != nil && size > *b.maxItems && v.failing() {
 		name := v.at.koName()
-		v.tooMany(name, fmt.Sprintf("%s in body should have at most %d items", name, *s.maxItems), size, *s.maxItems)
+		v.tooMany(name, fmt.Sprintf("%s in body should have at most %d items", name, *b.maxItems), size, *b.maxItems)
 	}
 	return n
 }
@@ -917,13 +921,14 @@ func (v *validator) array(s *Schema, a []any) int {
 // sortedProperties walks them (see orderErrors).
 func (v *validator) object(s *Schema, m map[string]any) int {
 	size := int64(len(m))
-	if s.minProps != nil && size < *s.minProps && v.failing() {
+	b := s.bnd()
+	if b.minProps != nil && size < *b.minProps && v.failing() {
 		name := v.at.koName()
-		v.invalid(name, size, fmt.Sprintf("%s in body should have at least %d properties", name, *s.minProps))
+		v.invalid(name, size, fmt.Sprintf("%s in body should have at least %d properties", name, *b.minProps))
 	}
-	if s.maxProps != nil && size > *s.maxProps && v.failing() {
+	if b.maxProps != nil && size > *b.maxProps && v.failing() {
 		name := v.at.koName()
-		v.tooMany(name, fmt.Sprintf("%s in body should have at most %d properties", name, *s.maxProps), size, *s.maxProps)
+		v.tooMany(name, fmt.Sprintf("%s in body should have at most %d properties", name, *b.maxProps), size, *b.maxProps)
 	}
 	if v.stop() {
 		return 0

@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
 	"sync"
@@ -65,8 +66,13 @@ func newHeapCap(compiled <-chan struct{}) *heapCap {
 		if h.base = heldMemory(); h.base == 0 {
 			return
 		}
-		h.on = true
+		limits.Lock()
+		defer limits.Unlock()
+		h.on, limits.capped = true, true
 		h.prev = debug.SetMemoryLimit(-1)
+		if limits.starting {
+			h.prev = limits.prev
+		}
 		h.apply()
 	}()
 	return h
@@ -79,8 +85,14 @@ func (h *heapCap) release() {
 	defer h.mu.Unlock()
 	h.ended = true
 	if h.on {
-		debug.SetMemoryLimit(h.prev)
-		h.on = false
+		limits.Lock()
+		defer limits.Unlock()
+		h.on, limits.capped = false, false
+		if limits.starting {
+			debug.SetMemoryLimit(startHeapLimit)
+		} else {
+			debug.SetMemoryLimit(h.prev)
+		}
 	}
 }
 
@@ -94,11 +106,13 @@ func (h *heapCap) input(size int) {
 	}
 	h.extra = need
 	if h.on {
+		limits.Lock()
+		defer limits.Unlock()
 		h.apply()
 	}
 }
 
-// apply sets the limit; h.mu is held.
+// apply sets the limit; h.mu and limits are held.
 func (h *heapCap) apply() {
 	debug.SetMemoryLimit(max(h.base, heapCapFloor) + h.extra)
 }
@@ -112,4 +126,64 @@ func heldMemory() int64 {
 		return 0
 	}
 	return int64(s[0].Value.Uint64() - s[1].Value.Uint64())
+}
+
+// startHeapLimit is the memory the runtime may hold before the first
+// collection of a crdkit process (startHeap).
+const startHeapLimit = 96 << 20
+
+// limits records what startHeap changed, so that its end and heapCap do
+// not undo each other's memory limit.
+var limits struct {
+	sync.Mutex
+	starting bool  // startHeap's phase: no collection has run yet
+	pct      int   // GOGC before it
+	prev     int64 // the memory limit before it
+	capped   bool  // heapCap's limit is set
+}
+
+// startHeap lets a crdkit process grow to startHeapLimit before its first
+// collection, as the Go compiler lets its heap grow to a starting size; the
+// collector then runs as GOGC says. main calls it once, before anything
+// else; a GOGC or GOMEMLIMIT the user set is left alone.
+//
+// Without it, the collector runs from 4 MB on, a dozen times while a run
+// reads and compiles its CRDs, and runs most of that time. A fresh heap
+// page that a collection is under way is read before it is written (the
+// write barrier, and the header of objects over 512 bytes), which maps
+// the kernel's zero page first; the write that follows then replaces it,
+// and on two cores every such replacement interrupts the other core to
+// flush its TLB (BENCHMARKS.md, "Session 18"). With no collection during
+// the heap's growth, a fresh page's first access is a write.
+func startHeap() {
+	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+		return
+	}
+	limits.Lock()
+	defer limits.Unlock()
+	if limits.starting {
+		return
+	}
+	limits.starting = true
+	limits.pct = debug.SetGCPercent(-1)
+	limits.prev = debug.SetMemoryLimit(startHeapLimit)
+	// The finalizer runs after the first collection (the object is not
+	// reachable once startHeap returns; at 16 bytes it is not a tiny
+	// allocation, whose finalizers may never run).
+	runtime.SetFinalizer(new([2]*byte), func(*[2]*byte) { endStartHeap() })
+}
+
+// endStartHeap puts GOGC back and, unless heapCap set a limit meanwhile,
+// the memory limit.
+func endStartHeap() {
+	limits.Lock()
+	defer limits.Unlock()
+	if !limits.starting {
+		return
+	}
+	limits.starting = false
+	debug.SetGCPercent(limits.pct)
+	if !limits.capped {
+		debug.SetMemoryLimit(limits.prev)
+	}
 }
