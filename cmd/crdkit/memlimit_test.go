@@ -2,6 +2,7 @@ package main
 
 import (
 	"math"
+	"runtime"
 	"runtime/debug"
 	"testing"
 	"time"
@@ -79,5 +80,120 @@ func TestHeapCapLeavesUserLimit(t *testing.T) {
 	h.mu.Unlock()
 	if got := debug.SetMemoryLimit(-1); on || got != 1<<30 {
 		t.Errorf("with GOMEMLIMIT set: limit %d, on %v; want the user's 1 GiB, off", got, on)
+	}
+}
+
+// waitStartHeapEnd waits (bounded) for startHeap's phase to end after a
+// collection.
+func waitStartHeapEnd(t *testing.T) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		runtime.GC()
+		limits.Lock()
+		starting := limits.starting
+		limits.Unlock()
+		if !starting {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("startHeap's phase did not end 10 s after a collection")
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+func TestStartHeap(t *testing.T) {
+	t.Setenv("GOGC", "")
+	t.Setenv("GOMEMLIMIT", "")
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	debug.SetGCPercent(70)
+	debug.SetMemoryLimit(math.MaxInt64)
+
+	startHeap()
+	limits.Lock()
+	pct := debug.SetGCPercent(-1)
+	limit := debug.SetMemoryLimit(-1)
+	limits.Unlock()
+	if pct != -1 || limit != startHeapLimit {
+		t.Fatalf("in startHeap's phase: GOGC %d, limit %d; want off, %d", pct, limit, startHeapLimit)
+	}
+	waitStartHeapEnd(t)
+	if pct, limit := debug.SetGCPercent(-1), debug.SetMemoryLimit(-1); pct != 70 || limit != math.MaxInt64 {
+		t.Errorf("after the first collection: GOGC %d, limit %d; want 70 and none (as before)", pct, limit)
+	}
+	debug.SetGCPercent(70)
+}
+
+// TestStartHeapThenCap: heapCap's limit, set while startHeap's phase runs,
+// outlives the phase; released before the phase ends, the phase's own
+// limit is back until it ends.
+func TestStartHeapThenCap(t *testing.T) {
+	t.Setenv("GOGC", "")
+	t.Setenv("GOMEMLIMIT", "")
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	debug.SetGCPercent(100)
+	debug.SetMemoryLimit(math.MaxInt64)
+
+	for _, releaseFirst := range []bool{false, true} {
+		startHeap()
+		compiled := make(chan struct{})
+		h := newHeapCap(compiled)
+		close(compiled)
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			h.mu.Lock()
+			on := h.on
+			h.mu.Unlock()
+			if on {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("no limit 10 s after the CRDs were compiled")
+			}
+			time.Sleep(time.Millisecond)
+		}
+		limits.Lock()
+		capLimit := debug.SetMemoryLimit(-1)
+		limits.Unlock()
+		if capLimit == startHeapLimit || capLimit == math.MaxInt64 {
+			t.Fatalf("heapCap's limit not set in startHeap's phase: %d", capLimit)
+		}
+		if releaseFirst {
+			h.release()
+			limits.Lock()
+			got := debug.SetMemoryLimit(-1)
+			limits.Unlock()
+			if got != startHeapLimit {
+				t.Errorf("released in startHeap's phase: limit %d, want the phase's %d", got, startHeapLimit)
+			}
+			waitStartHeapEnd(t)
+		} else {
+			waitStartHeapEnd(t)
+			if got := debug.SetMemoryLimit(-1); got != capLimit {
+				t.Errorf("after startHeap's phase: limit %d, want heapCap's %d", got, capLimit)
+			}
+			h.release()
+		}
+		if pct, limit := debug.SetGCPercent(-1), debug.SetMemoryLimit(-1); pct != 100 || limit != math.MaxInt64 {
+			t.Errorf("releaseFirst=%v: at the end GOGC %d, limit %d; want 100 and none", releaseFirst, pct, limit)
+		}
+		debug.SetGCPercent(100)
+	}
+}
+
+func TestStartHeapLeavesUserGOGC(t *testing.T) {
+	t.Setenv("GOGC", "50")
+	t.Setenv("GOMEMLIMIT", "")
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	debug.SetGCPercent(50)
+	startHeap()
+	limits.Lock()
+	starting := limits.starting
+	limits.Unlock()
+	if pct := debug.SetGCPercent(50); starting || pct != 50 {
+		t.Errorf("with GOGC set: phase %v, GOGC %d; want no phase, the user's 50", starting, pct)
 	}
 }
