@@ -103,13 +103,21 @@ func waitStartHeapEnd(t *testing.T) {
 	}
 }
 
-func TestStartHeap(t *testing.T) {
+// collectorSettings runs a test with GOGC and GOMEMLIMIT unset in the
+// environment, the collector at pct and no memory limit, and puts the
+// process's settings back after it.
+func collectorSettings(t *testing.T, pct int) {
 	t.Setenv("GOGC", "")
 	t.Setenv("GOMEMLIMIT", "")
-	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
-	defer debug.SetGCPercent(debug.SetGCPercent(-1))
-	debug.SetGCPercent(70)
-	debug.SetMemoryLimit(math.MaxInt64)
+	prevPct, prevLimit := debug.SetGCPercent(pct), debug.SetMemoryLimit(math.MaxInt64)
+	t.Cleanup(func() {
+		debug.SetGCPercent(prevPct)
+		debug.SetMemoryLimit(prevLimit)
+	})
+}
+
+func TestStartHeap(t *testing.T) {
+	collectorSettings(t, 70)
 
 	startHeap()
 	limits.Lock()
@@ -130,12 +138,7 @@ func TestStartHeap(t *testing.T) {
 // outlives the phase; released before the phase ends, the phase's own
 // limit is back until it ends.
 func TestStartHeapThenCap(t *testing.T) {
-	t.Setenv("GOGC", "")
-	t.Setenv("GOMEMLIMIT", "")
-	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
-	defer debug.SetGCPercent(debug.SetGCPercent(-1))
-	debug.SetGCPercent(100)
-	debug.SetMemoryLimit(math.MaxInt64)
+	collectorSettings(t, 100)
 
 	for _, releaseFirst := range []bool{false, true} {
 		startHeap()
