@@ -282,10 +282,18 @@ func newCRD(crd *apiextensionsv1.CustomResourceDefinition, src []byte, opts ...L
 	}
 	comp := make([]compiled, len(v1.Spec.Versions))
 	var unique []int
+	// Versions whose schema is the top-level one (the server lifts
+	// identical schemas there) share one conversion without a comparison.
+	bySource := map[*apiextensions.JSONSchemaProps]int{}
 	for i := range comp {
 		cv := &comp[i]
 		cv.same = i
 		if iv := internalVersionSchema(internal, v1.Spec.Versions[i].Name); iv != nil {
+			if j, ok := bySource[iv]; ok {
+				cv.same = comp[j].same
+				continue
+			}
+			bySource[iv] = i
 			cv.props = definition.SchemaProps(iv)
 			for _, j := range unique {
 				if comp[j].props != nil && reflect.DeepEqual(comp[j].props, cv.props) {

@@ -362,7 +362,9 @@ func FuzzDecodeCRDTypeMeta(f *testing.F) {
 }
 
 // TestVersionsShareCompilation: versions whose schemas are the same share
-// one compiled schema; versions whose schemas differ do not.
+// one compiled schema (lifted to the top level by the conversion to the
+// internal version when all are the same, compared otherwise); versions
+// whose schemas differ do not.
 func TestVersionsShareCompilation(t *testing.T) {
 	doc := func(v2prop string) []byte {
 		return []byte(`{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"widgets.example.com"},"spec":{"group":"example.com","scope":"Namespaced","names":{"plural":"widgets","kind":"Widget"},"versions":[` +
@@ -377,6 +379,9 @@ func TestVersionsShareCompilation(t *testing.T) {
 	v1, v2, v3 := c.Version("v1"), c.Version("v2"), c.Version("v3")
 	if v1.Schema() != v2.Schema() || v1.Schema() != v3.Schema() || v1.rules != v3.rules || v1.rules == nil {
 		t.Errorf("Load(three versions of one schema): schemas %p %p %p, rules %p %p, want one of each", v1.Schema(), v2.Schema(), v3.Schema(), v1.rules, v3.rules)
+	}
+	if v1.sameCoercion != v1 || v2.sameCoercion != v1 || v3.sameCoercion != v1 {
+		t.Errorf("Load(three versions of one schema, lifted to the top level): sameCoercion %s %s %s, want v1 v1 v1", v1.sameCoercion.name, v2.sameCoercion.name, v3.sameCoercion.name)
 	}
 	if _, err := Load(doc("b")); err == nil {
 		t.Fatal("Load(v2 without a) = nil, want the rule's compilation error")
