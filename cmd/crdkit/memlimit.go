@@ -2,9 +2,13 @@ package main
 
 import (
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
+	"slices"
+	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/crdkit/crdkit/rules"
@@ -132,6 +136,11 @@ func heldMemory() int64 {
 // collection of a crdkit process (startHeap).
 const startHeapLimit = 96 << 20
 
+// startHeapMinMemory is the least memory a process's cgroup must allow for
+// startHeap to let the heap grow: in a small container the collector keeps
+// its usual pace.
+const startHeapMinMemory = 512 << 20
+
 // limits records what startHeap changed, so that its end and heapCap do
 // not undo each other's memory limit.
 var limits struct {
@@ -145,18 +154,26 @@ var limits struct {
 // startHeap lets a crdkit process grow to startHeapLimit before its first
 // collection, as the Go compiler lets its heap grow to a starting size; the
 // collector then runs as GOGC says. main calls it once, before anything
-// else; a GOGC or GOMEMLIMIT the user set is left alone.
+// else. A GOGC or GOMEMLIMIT the user set is left alone, and so is a
+// process whose cgroup allows it less than startHeapMinMemory.
 //
 // Without it, the collector runs from 4 MB on, a dozen times while a run
-// reads and compiles its CRDs, and runs most of that time. A fresh heap
-// page that a collection is under way is read before it is written (the
-// write barrier, and the header of objects over 512 bytes), which maps
+// reads and compiles its CRDs, and runs most of that time. While a
+// collection is under way, a fresh heap page is read before it is written
+// (the write barrier, and the header of objects over 512 bytes), which maps
 // the kernel's zero page first; the write that follows then replaces it,
 // and on two cores every such replacement interrupts the other core to
 // flush its TLB (BENCHMARKS.md, "Session 18"). With no collection during
 // the heap's growth, a fresh page's first access is a write.
-func startHeap() {
+func startHeap() { startHeapWith(cgroupMemoryLimit("/")) }
+
+// startHeapWith is startHeap in a cgroup allowing cgroupLimit bytes (0: no
+// limit).
+func startHeapWith(cgroupLimit int64) {
 	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+		return
+	}
+	if cgroupLimit > 0 && cgroupLimit < startHeapMinMemory {
 		return
 	}
 	limits.Lock()
@@ -186,4 +203,45 @@ func endStartHeap() {
 	if !limits.capped {
 		debug.SetMemoryLimit(limits.prev)
 	}
+}
+
+// cgroupMemoryLimit is the lowest memory limit set on the process's own
+// cgroup (cgroup v2's memory.max, v1's memory.limit_in_bytes, under the
+// process's path or at the mount's root, as a container sees it), or 0
+// when there is none or none can be read. root is the file system's root
+// ("/"; a directory standing for it in tests).
+func cgroupMemoryLimit(root string) int64 {
+	data, err := os.ReadFile(filepath.Join(root, "proc", "self", "cgroup"))
+	if err != nil {
+		return 0
+	}
+	var files []string
+	for line := range strings.SplitSeq(string(data), "\n") {
+		id, rest, ok1 := strings.Cut(line, ":")
+		controllers, path, ok2 := strings.Cut(rest, ":")
+		switch {
+		case !ok1 || !ok2:
+		case id == "0" && controllers == "":
+			files = append(files, filepath.Join(root, "sys", "fs", "cgroup", path, "memory.max"),
+				filepath.Join(root, "sys", "fs", "cgroup", "memory.max"))
+		case slices.Contains(strings.Split(controllers, ","), "memory"):
+			files = append(files, filepath.Join(root, "sys", "fs", "cgroup", "memory", path, "memory.limit_in_bytes"),
+				filepath.Join(root, "sys", "fs", "cgroup", "memory", "memory.limit_in_bytes"))
+		}
+	}
+	var limit int64
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		n, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+		if err != nil || n <= 0 || n >= 1<<62 { // "max", or v1's "no limit" (a page short of 2^63)
+			continue
+		}
+		if limit == 0 || n < limit {
+			limit = n
+		}
+	}
+	return limit
 }

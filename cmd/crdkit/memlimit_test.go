@@ -2,6 +2,8 @@ package main
 
 import (
 	"math"
+	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"testing"
@@ -119,7 +121,7 @@ func collectorSettings(t *testing.T, pct int) {
 func TestStartHeap(t *testing.T) {
 	collectorSettings(t, 70)
 
-	startHeap()
+	startHeapWith(0)
 	limits.Lock()
 	pct := debug.SetGCPercent(-1)
 	limit := debug.SetMemoryLimit(-1)
@@ -141,7 +143,7 @@ func TestStartHeapThenCap(t *testing.T) {
 	collectorSettings(t, 100)
 
 	for _, releaseFirst := range []bool{false, true} {
-		startHeap()
+		startHeapWith(0)
 		compiled := make(chan struct{})
 		h := newHeapCap(compiled)
 		close(compiled)
@@ -187,16 +189,83 @@ func TestStartHeapThenCap(t *testing.T) {
 	}
 }
 
+// TestStartHeapSmallCgroup: in a cgroup allowing less than 512 MB the
+// collector keeps its pace; from 512 MB on the phase runs.
+func TestStartHeapSmallCgroup(t *testing.T) {
+	collectorSettings(t, 100)
+	startHeapWith(256 << 20)
+	limits.Lock()
+	starting := limits.starting
+	limits.Unlock()
+	if pct := debug.SetGCPercent(100); starting || pct != 100 {
+		t.Errorf("in a 256 MB cgroup: phase %v, GOGC %d; want no phase, 100", starting, pct)
+	}
+	startHeapWith(512 << 20)
+	limits.Lock()
+	starting = limits.starting
+	limits.Unlock()
+	if !starting {
+		t.Error("in a 512 MB cgroup: no start phase")
+	}
+	waitStartHeapEnd(t)
+}
+
 func TestStartHeapLeavesUserGOGC(t *testing.T) {
 	t.Setenv("GOGC", "50")
 	t.Setenv("GOMEMLIMIT", "")
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	debug.SetGCPercent(50)
-	startHeap()
+	startHeapWith(0)
 	limits.Lock()
 	starting := limits.starting
 	limits.Unlock()
 	if pct := debug.SetGCPercent(50); starting || pct != 50 {
 		t.Errorf("with GOGC set: phase %v, GOGC %d; want no phase, the user's 50", starting, pct)
+	}
+}
+
+func TestCgroupMemoryLimit(t *testing.T) {
+	write := func(t *testing.T, root, name, content string) {
+		t.Helper()
+		p := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		name  string
+		files map[string]string
+		want  int64
+	}{
+		{"no cgroup file", nil, 0},
+		{"v2, a container's own (namespaced)", map[string]string{
+			"proc/self/cgroup": "0::/\n", "sys/fs/cgroup/memory.max": "268435456\n"}, 256 << 20},
+		{"v2, no limit", map[string]string{
+			"proc/self/cgroup": "0::/\n", "sys/fs/cgroup/memory.max": "max\n"}, 0},
+		{"v2, under the process's path", map[string]string{
+			"proc/self/cgroup":                "0::/ci/job\n",
+			"sys/fs/cgroup/memory.max":        "max\n",
+			"sys/fs/cgroup/ci/job/memory.max": "1073741824\n"}, 1 << 30},
+		{"v1, the lower of the path's and the root's", map[string]string{
+			"proc/self/cgroup":                                      "12:cpu,cpuacct:/x\n4:memory:/docker/abc\n1:name=systemd:/\n",
+			"sys/fs/cgroup/memory/memory.limit_in_bytes":            "9223372036854771712\n",
+			"sys/fs/cgroup/memory/docker/abc/memory.limit_in_bytes": "134217728\n"}, 128 << 20},
+		{"v1, no limit", map[string]string{
+			"proc/self/cgroup": "4:memory:/\n", "sys/fs/cgroup/memory/memory.limit_in_bytes": "9223372036854771712\n"}, 0},
+		{"unreadable values", map[string]string{
+			"proc/self/cgroup": "0::/\n", "sys/fs/cgroup/memory.max": "lots\n"}, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			root := t.TempDir()
+			for name, content := range c.files {
+				write(t, root, name, content)
+			}
+			if got := cgroupMemoryLimit(root); got != c.want {
+				t.Errorf("cgroupMemoryLimit = %d, want %d", got, c.want)
+			}
+		})
 	}
 }
