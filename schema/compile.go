@@ -28,10 +28,14 @@ type Schema struct {
 	hasDefault  bool
 	addlSet     bool // additionalProperties present
 	addlAllows  bool // additionalProperties true or a schema
-	plain       bool // see below
-	plainFmt    format
-	summary     Summary
-	def         any
+	// plain says the node checks nothing but its single type and the
+	// scalar checks leaf makes: no int-or-string, no format kept but int32,
+	// int64 and the string formats, no junctors, no enum on an object or an
+	// array (see validator.fast); plainFmt is that format.
+	plain    bool
+	plainFmt format
+	summary  Summary
+	def      any
 
 	bounds *bounds // nil or noBounds when the node has none (see bnd)
 
@@ -57,11 +61,6 @@ type Schema struct {
 	listMapKeys []string
 	mapType     string
 	rules       []ValidationRule
-
-	// plain (above) says the node checks nothing but its single type and
-	// the scalar checks leaf makes: no int-or-string, no format kept but
-	// int32, int64 and the string formats, no junctors, no enum on an object
-	// or an array (see validator.fast); plainFmt is that format.
 }
 
 // bounds are a node's numeric limits. Most nodes have none, and a Schema
