@@ -169,19 +169,24 @@ func DecodeCRD(data []byte) (*apiextensionsv1.CustomResourceDefinition, []string
 // document that is not valid JSON or not a CRD fails.
 func decodeCRD(data []byte, known bool) (crd *apiextensionsv1.CustomResourceDefinition, src []byte, warnings []string, err error) {
 	js := bytes.TrimSpace(data)
-	if known && len(js) > 0 && js[0] == '{' {
-		if crd, warnings, err := decodeCRDJSON(js); err == nil {
+	// Text that starts like JSON is decoded at once: the decoder checks
+	// that all of it is JSON before it decodes anything, so a document it
+	// decodes needs no json.Valid of its own. One it refuses may be YAML in
+	// flow style: the checks below say what it is.
+	decoded, tried := false, false
+	if len(js) > 0 && js[0] == '{' {
+		crd, warnings, err = decodeCRDJSON(js)
+		if err == nil && known {
 			return crd, bytes.Clone(js), warnings, nil
 		}
-		// Not JSON after all (YAML in flow style): the checks below say
-		// what it is.
+		decoded, tried = err == nil, true
 	}
 	converted := false
-	if len(js) == 0 || js[0] != '{' || !json.Valid(js) {
+	if !decoded && (len(js) == 0 || js[0] != '{' || !json.Valid(js)) {
 		if js, err = yaml.YAMLToJSON(data); err != nil {
 			return nil, nil, nil, err
 		}
-		js, converted = bytes.TrimSpace(js), true
+		js, converted, tried = bytes.TrimSpace(js), true, false
 	}
 	if len(js) == 0 || bytes.Equal(js, []byte("null")) {
 		return nil, nil, nil, fmt.Errorf("%w: empty document", ErrNotCRD)
@@ -189,7 +194,9 @@ func decodeCRD(data []byte, known bool) (crd *apiextensionsv1.CustomResourceDefi
 	// Decoded strictly first (the type meta comes with it): only a
 	// document that does not decode needs its type meta read on its own,
 	// to tell a CRD the decoder refuses from a document that is not a CRD.
-	crd, warnings, err = decodeCRDJSON(js)
+	if !tried {
+		crd, warnings, err = decodeCRDJSON(js)
+	}
 	apiVersion, kind := "", ""
 	if err == nil {
 		apiVersion, kind = crd.APIVersion, crd.Kind
