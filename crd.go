@@ -22,6 +22,7 @@ import (
 
 	"github.com/crdkit/crdkit/conversion"
 	"github.com/crdkit/crdkit/definition"
+	"github.com/crdkit/crdkit/internal/crdjson"
 	"github.com/crdkit/crdkit/internal/par"
 	"github.com/crdkit/crdkit/internal/verdict"
 	"github.com/crdkit/crdkit/objectmeta"
@@ -225,6 +226,11 @@ func decodeCRD(data []byte, known bool) (crd *apiextensionsv1.CustomResourceDefi
 // decodeCRDJSON decodes a CRD's JSON text strictly, as DecodeCRD's last
 // step.
 func decodeCRDJSON(js []byte) (*apiextensionsv1.CustomResourceDefinition, []string, error) {
+	// The fast path answers only when it is sure of upstream's answer
+	// with no strict error (so no warning).
+	if crd, ok := crdjson.Decode(js); ok {
+		return crd, nil, nil
+	}
 	crd := new(apiextensionsv1.CustomResourceDefinition)
 	strict, err := kjson.UnmarshalStrict(js, crd)
 	if err != nil {
