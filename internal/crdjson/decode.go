@@ -257,6 +257,46 @@ func (d *decoder) str() (string, bool) {
 	return "", false
 }
 
+// word reads a string value that is often one of a few words (a schema's
+// type or format, a list or map type): those take no allocation.
+func (d *decoder) word() (string, bool) {
+	if d.peek() == '"' {
+		save := d.i
+		if b, ok := d.plain(); ok {
+			switch string(b) {
+			case "object":
+				return "object", true
+			case "string":
+				return "string", true
+			case "array":
+				return "array", true
+			case "integer":
+				return "integer", true
+			case "boolean":
+				return "boolean", true
+			case "number":
+				return "number", true
+			case "int32":
+				return "int32", true
+			case "int64":
+				return "int64", true
+			case "date-time":
+				return "date-time", true
+			case "atomic":
+				return "atomic", true
+			case "map":
+				return "map", true
+			case "set":
+				return "set", true
+			case "granular":
+				return "granular", true
+			}
+		}
+		d.i = save
+	}
+	return d.str()
+}
+
 func hex4(s []byte) (rune, bool) {
 	if len(s) < 4 {
 		return 0, false

@@ -45,12 +45,12 @@ func (d *decoder) props(p *apiextensionsv1.JSONSchemaProps) bool {
 		case "type":
 			ok = once(&seen, 4)
 			if ok {
-				p.Type, ok = d.str()
+				p.Type, ok = d.word()
 			}
 		case "format":
 			ok = once(&seen, 5)
 			if ok {
-				p.Format, ok = d.str()
+				p.Format, ok = d.word()
 			}
 		case "title":
 			ok = once(&seen, 6)
@@ -231,12 +231,16 @@ func (d *decoder) props(p *apiextensionsv1.JSONSchemaProps) bool {
 		case "x-kubernetes-list-type":
 			ok = once(&seen, 40)
 			if ok {
-				p.XListType, ok = d.strPtr()
+				var w string
+				w, ok = d.word()
+				p.XListType = &w
 			}
 		case "x-kubernetes-map-type":
 			ok = once(&seen, 41)
 			if ok {
-				p.XMapType, ok = d.strPtr()
+				var w string
+				w, ok = d.word()
+				p.XMapType = &w
 			}
 		case "x-kubernetes-validations":
 			ok = once(&seen, 42)
