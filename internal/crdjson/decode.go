@@ -1,22 +1,3 @@
-// Package crdjson decodes a CustomResourceDefinition's JSON text without
-// reflection, for the inputs where it is sure of the answer.
-//
-// Decode is a fast path in front of sigs.k8s.io/json's UnmarshalStrict: when
-// it answers ok, its CRD is exactly the one UnmarshalStrict gives, and
-// UnmarshalStrict reports neither an error nor a strict error (an unknown or
-// a repeated field) on the same text. On anything else (invalid JSON, an
-// unknown or repeated key, a null, a value of another JSON type than the
-// field's, a number the field refuses, nesting deeper than maxDepth, a
-// string key with an escape, a field it does not decode) it answers not ok
-// and the caller decodes as before, keeping upstream's errors and warnings.
-//
-// Fields it does not decode (it answers not ok when they are present):
-// metadata's timestamps (but a null creationTimestamp), ownerReferences and
-// managedFields; spec.conversion.webhook; non-empty status.conditions; a
-// schema's dependencies.
-//
-// Decode is safe for concurrent use; it keeps nothing of its input (raw JSON
-// values such as defaults are copies).
 package crdjson
 
 import (
