@@ -113,28 +113,41 @@ func (d *decoder) elem(first bool) (done, ok bool) {
 	return false, true
 }
 
+// special marks the bytes that end a run of plain ASCII in a string: the
+// quote, the backslash, control characters and non-ASCII bytes.
+var special = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = c == '"' || c == '\\' || c < 0x20 || c >= utf8.RuneSelf
+	}
+	return t
+}()
+
 // plain reads a string without escapes (d.data[d.i] is its '"'), returning
 // its bytes in the input.
 func (d *decoder) plain() ([]byte, bool) {
+	s := d.data
 	start := d.i + 1
-	ascii := true
-	for j := start; j < len(d.data); j++ {
-		c := d.data[j]
-		switch {
+	for j := start; ; {
+		for j < len(s) && !special[s[j]] {
+			j++
+		}
+		if j >= len(s) {
+			return nil, false
+		}
+		switch c := s[j]; {
 		case c == '"':
-			s := d.data[start:j]
-			if !ascii && !utf8.Valid(s) {
+			d.i = j + 1
+			return s[start:j], true
+		case c < utf8.RuneSelf: // a backslash or a control character
+			return nil, false
+		default:
+			r, n := utf8.DecodeRune(s[j:])
+			if r == utf8.RuneError && n == 1 {
 				return nil, false
 			}
-			d.i = j + 1
-			return s, true
-		case c == '\\' || c < 0x20:
-			return nil, false
-		case c >= utf8.RuneSelf:
-			ascii = false
+			j += n
 		}
 	}
-	return nil, false
 }
 
 // str reads a string value. Escapes are decoded as the standard decoder
@@ -143,99 +156,82 @@ func (d *decoder) str() (string, bool) {
 	if d.peek() != '"' {
 		return "", false
 	}
+	s := d.data
 	start := d.i + 1
-	j := start
-	ascii := true
-	for ; j < len(d.data); j++ {
-		c := d.data[j]
-		if c == '"' {
-			s := d.data[start:j]
-			if !ascii && !utf8.Valid(s) {
-				return "", false
-			}
-			d.i = j + 1
-			return string(s), true
+	b := d.buf[:0]
+	escaped := false
+	run := start // the bytes from run to j are still to copy into b
+	for j := start; ; {
+		for j < len(s) && !special[s[j]] {
+			j++
 		}
-		if c == '\\' {
-			break
-		}
-		if c < 0x20 {
+		if j >= len(s) {
 			return "", false
 		}
-		if c >= utf8.RuneSelf {
-			ascii = false
-		}
-	}
-	if j >= len(d.data) || (!ascii && !utf8.Valid(d.data[start:j])) {
-		return "", false
-	}
-	b := append(d.buf[:0], d.data[start:j]...)
-	for j < len(d.data) {
-		c := d.data[j]
+		c := s[j]
 		switch {
 		case c == '"':
 			d.i = j + 1
+			if !escaped {
+				return string(s[start:j]), true
+			}
+			b = append(b, s[run:j]...)
 			d.buf = b
 			return string(b), true
-		case c < 0x20:
-			return "", false
-		case c == '\\':
-			if j+1 >= len(d.data) {
-				return "", false
-			}
-			switch e := d.data[j+1]; e {
-			case '"', '\\', '/':
-				b = append(b, e)
-			case 'b':
-				b = append(b, '\b')
-			case 'f':
-				b = append(b, '\f')
-			case 'n':
-				b = append(b, '\n')
-			case 'r':
-				b = append(b, '\r')
-			case 't':
-				b = append(b, '\t')
-			case 'u':
-				r, ok := hex4(d.data[j+2:])
-				if !ok {
-					return "", false
-				}
-				j += 6
-				if utf16.IsSurrogate(r) {
-					// Only a high surrogate followed by a low one.
-					if j+1 >= len(d.data) || d.data[j] != '\\' || d.data[j+1] != 'u' {
-						return "", false
-					}
-					r2, ok := hex4(d.data[j+2:])
-					if !ok {
-						return "", false
-					}
-					r = utf16.DecodeRune(r, r2)
-					if r == utf8.RuneError {
-						return "", false
-					}
-					j += 6
-				}
-				b = utf8.AppendRune(b, r)
-				continue
-			default:
-				return "", false
-			}
-			j += 2
-		case c < utf8.RuneSelf:
-			b = append(b, c)
-			j++
-		default:
-			r, n := utf8.DecodeRune(d.data[j:])
+		case c >= utf8.RuneSelf:
+			r, n := utf8.DecodeRune(s[j:])
 			if r == utf8.RuneError && n == 1 {
 				return "", false
 			}
-			b = append(b, d.data[j:j+n]...)
 			j += n
+			continue
+		case c != '\\' || j+1 >= len(s):
+			return "", false
 		}
+		escaped = true
+		b = append(b, s[run:j]...)
+		switch e := s[j+1]; e {
+		case '"', '\\', '/':
+			b = append(b, e)
+		case 'b':
+			b = append(b, '\b')
+		case 'f':
+			b = append(b, '\f')
+		case 'n':
+			b = append(b, '\n')
+		case 'r':
+			b = append(b, '\r')
+		case 't':
+			b = append(b, '\t')
+		case 'u':
+			r, ok := hex4(s[j+2:])
+			if !ok {
+				return "", false
+			}
+			j += 6
+			if utf16.IsSurrogate(r) {
+				// Only a high surrogate followed by a low one.
+				if j+1 >= len(s) || s[j] != '\\' || s[j+1] != 'u' {
+					return "", false
+				}
+				r2, ok := hex4(s[j+2:])
+				if !ok {
+					return "", false
+				}
+				if r = utf16.DecodeRune(r, r2); r == utf8.RuneError {
+					return "", false
+				}
+				j += 6
+			}
+			b = utf8.AppendRune(b, r)
+			run = j
+			continue
+		default:
+			return "", false
+		}
+		j += 2
+		run = j
 	}
-	return "", false
 }
 
 // word reads a string value that is often one of a few words (a schema's
